@@ -1,0 +1,23 @@
+pragma circom 2.1.0;
+
+include "circomlib/circuits/poseidon.circom";
+
+// Number of field elements a record is encoded into (sdk/encoding.ts, SLOT_COUNT).
+function slotCount() { return 7; }
+
+// leaf = active ? Poseidon(slots..., salt) : 0.
+// Assumes `active` is boolean (PrefixMask guarantees it). The salt is not
+// re-derived here: the root binds the slots by collision resistance, and the salt
+// only has to be secret for hiding (docs/SOUNDNESS.md).
+template RecordLeaf() {
+    var S = slotCount();
+    signal input slots[S];
+    signal input salt;
+    signal input active;
+    signal output leaf;
+
+    component h = Poseidon(S + 1);
+    for (var i = 0; i < S; i++) h.inputs[i] <== slots[i];
+    h.inputs[S] <== salt;
+    leaf <== active * h.out;
+}

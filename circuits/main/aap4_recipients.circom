@@ -1,0 +1,69 @@
+pragma circom 2.1.0;
+
+include "../gadgets/hash.circom";
+include "../gadgets/sets.circom";
+include "../gadgets/trace.circom";
+include "../predicates/aap4_recipients.circom";
+
+// Settles an AAP-4 promise for one (session, promise) pair.
+// Public inputs, all built by the escrow from its own storage (docs/PROTOCOL.md):
+//   context        keccak(chainid, escrow, sessionId, promiseId) >> 3: binds the pair (P4)
+//   finalRoot, n   the session's final commitment and record count (P1)
+//   checkpointAcc  the fold of every on-chain checkpoint (P1)
+//   paramsHash     the promise's θ hash (P5)
+//   outcome        1 = violated, 0 = satisfied; computed here, not chosen (P2)
+// D: capacity 2^D records; K: checkpoints; T: outbound tools; A: allowlist size.
+template Aap4RecipientsMain(D, K, T, A) {
+    var N = 1 << D;
+    var S = slotCount();
+    signal input context;
+    signal input finalRoot;
+    signal input n;
+    signal input checkpointAcc;
+    signal input paramsHash;
+    signal input outcome;
+
+    signal input slots[N][S];
+    signal input salt[N];
+    signal input cpN[K];
+    signal input cpRoot[K];
+    signal input cpActive[K];
+    signal input tools[T];
+    signal input allow[A];
+
+    // context enters no other constraint; squaring keeps it in the proof.
+    signal contextSquared <== context * context;
+
+    component trace = CommittedTrace(D, K);
+    trace.n <== n;
+    trace.finalRoot <== finalRoot;
+    trace.checkpointAcc <== checkpointAcc;
+    trace.slots <== slots;
+    trace.salt <== salt;
+    trace.cpN <== cpN;
+    trace.cpRoot <== cpRoot;
+    trace.cpActive <== cpActive;
+
+    component theta = HashVector(3 + T + A);
+    theta.in[0] <== AAP4_PREDICATE_ID();
+    theta.in[1] <== T;
+    theta.in[2] <== A;
+    for (var i = 0; i < T; i++) theta.in[3 + i] <== tools[i];
+    for (var i = 0; i < A; i++) theta.in[3 + T + i] <== allow[i];
+    paramsHash === theta.out;
+
+    component record[N];
+    signal violations[N];
+    for (var i = 0; i < N; i++) {
+        record[i] = Aap4RecordViolation(T, A);
+        record[i].active <== trace.active[i];
+        record[i].kind <== slots[i][0];
+        record[i].tool <== slots[i][1];
+        record[i].targets <== [slots[i][5], slots[i][6]];
+        record[i].tools <== tools;
+        record[i].allow <== allow;
+        violations[i] <== record[i].violated;
+    }
+    signal violated <== AnyOf(N)(violations);
+    outcome === violated;
+}

@@ -1,0 +1,45 @@
+// Hardhat 2 config. CommonJS because package.json is "type": "module" and Hardhat 2 loads configs with require().
+// Compilation is offline: Hardhat's compiler list is unreachable here, so the solc-js build shipped in the
+// `solc` npm package stands in whenever its version is the one requested.
+const { subtask } = require("hardhat/config");
+const { TASK_COMPILE_SOLIDITY_GET_SOLC_BUILD } = require("hardhat/builtin-tasks/task-names");
+
+const SOLC_VERSION = "0.8.28";
+
+subtask(TASK_COMPILE_SOLIDITY_GET_SOLC_BUILD, async (args, _hre, runSuper) => {
+  const installed = require("solc/package.json").version;
+  if (args.solcVersion !== installed) return runSuper(args);
+  // Required lazily: loading soljson.js costs seconds and only compilation needs it.
+  const solc = require("solc");
+  return {
+    compilerPath: require.resolve("solc/soljson.js"),
+    isSolcJs: true,
+    version: args.solcVersion,
+    longVersion: solc.version().replace(/\.Emscripten.*$/, ""),
+  };
+});
+
+/** @type {import("hardhat/config").HardhatUserConfig} */
+module.exports = {
+  solidity: {
+    version: SOLC_VERSION,
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      viaIR: false,
+      evmVersion: "cancun",
+    },
+  },
+  paths: {
+    // contracts/generated/ (snarkjs verifiers, git-ignored) sits under sources, so it compiles with the rest.
+    sources: "contracts",
+    artifacts: "build/hardhat/artifacts",
+    cache: "build/hardhat/cache",
+    tests: "test/contracts",
+  },
+  networks: {
+    hardhat: {
+      chainId: 31337,
+      allowUnlimitedContractSize: false,
+    },
+  },
+};

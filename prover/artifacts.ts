@@ -1,0 +1,133 @@
+// Lookup of the circuit artifacts that `npm run setup` produced, via build/manifest.json.
+// The manifest is the single record of which r1cs/wasm/zkey/verifier belong together (P9); the prover
+// and tests resolve paths through it instead of guessing file names, and can re-check the hashes.
+
+import { createHash } from "node:crypto";
+import { createReadStream, existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+
+export const MANIFEST_PATH = "build/manifest.json";
+
+export interface FileRef {
+  /** Relative to the repository root. */
+  path: string;
+  sha256: string;
+}
+
+export interface ZkeyContribution {
+  name: string;
+  /** snarkjs contribution hash (blake2b-512, hex), as `snarkjs zkey verify` prints it. */
+  hash: string;
+}
+
+export interface CircuitEntry {
+  predicate: string;
+  template: string;
+  params: Record<string, unknown>;
+  publicSignals: string[];
+  /** Compile cache key: circuit sources, the instance entry and the compiler versions. */
+  sourceHash: string;
+  constraints: number;
+  /** The ptau power this circuit needs at least. */
+  power: number;
+  files: { r1cs: FileRef; wasm: FileRef; zkey: FileRef; vkey: FileRef; verifierSol: FileRef };
+  verifierContract: string;
+  zkeyContributions: ZkeyContribution[];
+  insecureDevSetup: boolean;
+}
+
+export interface Manifest {
+  version: 1;
+  generatedAt: string;
+  tools: { circom2: string; snarkjs: string; circomlib: string; node: string };
+  ptau: {
+    /** Relative to the repository root when inside it, absolute otherwise (e.g. a shared ceremony file). */
+    path: string;
+    sha256: string;
+    power: number;
+    source: "VAI_PTAU" | "generated-dev";
+    insecure: boolean;
+  };
+  circuits: Record<string, CircuitEntry>;
+}
+
+export interface CircuitArtifacts {
+  name: string;
+  wasm: string;
+  zkey: string;
+  vkey: string;
+  r1cs: string;
+  verifierSol: string;
+  verifierContract: string;
+  constraints: number;
+  publicSignals: string[];
+}
+
+// Not cached: the file is small and setup may rewrite it while a long-lived process (a test run) is alive.
+export function loadManifest(root: string = process.cwd()): Manifest {
+  const file = path.resolve(root, MANIFEST_PATH);
+  if (!existsSync(file)) {
+    throw new Error(`${file} not found: run \`npm run setup\` to build the circuits first`);
+  }
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(readFileSync(file, "utf8")) as Manifest;
+  } catch (error) {
+    throw new Error(`${file} is not valid JSON (${(error as Error).message}): run \`npm run setup\` again`);
+  }
+  if (manifest.version !== 1) {
+    throw new Error(
+      `${file} has version ${String(manifest.version)}, expected 1: run \`npm run setup\` again`,
+    );
+  }
+  return manifest;
+}
+
+function entry(name: string, root: string): CircuitEntry {
+  const manifest = loadManifest(root);
+  const circuit = manifest.circuits[name];
+  if (!circuit) {
+    const known = Object.keys(manifest.circuits).join(", ") || "none";
+    throw new Error(`circuit "${name}" is not in ${MANIFEST_PATH} (known: ${known}); run \`npm run setup\``);
+  }
+  return circuit;
+}
+
+export function circuitArtifacts(name: string, root: string = process.cwd()): CircuitArtifacts {
+  const c = entry(name, root);
+  const abs = (ref: FileRef): string => path.resolve(root, ref.path);
+  return {
+    name,
+    wasm: abs(c.files.wasm),
+    zkey: abs(c.files.zkey),
+    vkey: abs(c.files.vkey),
+    r1cs: abs(c.files.r1cs),
+    verifierSol: abs(c.files.verifierSol),
+    verifierContract: c.verifierContract,
+    constraints: c.constraints,
+    publicSignals: [...c.publicSignals],
+  };
+}
+
+async function sha256File(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+/** Recomputes every artifact hash of `name`; throws naming the first missing or mismatching file. */
+export async function verifyArtifactHashes(name: string, root: string = process.cwd()): Promise<void> {
+  const c = entry(name, root);
+  for (const [kind, ref] of Object.entries(c.files)) {
+    const file = path.resolve(root, ref.path);
+    if (!existsSync(file)) {
+      throw new Error(`${name}: ${kind} file ${ref.path} is missing; run \`npm run setup\``);
+    }
+    const actual = await sha256File(file);
+    if (actual !== ref.sha256) {
+      throw new Error(
+        `${name}: ${kind} file ${ref.path} has sha256 ${actual}, manifest says ${ref.sha256}; run \`npm run setup\``,
+      );
+    }
+  }
+}

@@ -1,0 +1,127 @@
+// Answers a claim: load the session's records and the promise's θ from the store,
+// check that they reproduce every on-chain commitment, evaluate the oracle, prove,
+// verify locally, and settle through the escrow. Refuses with a clear error, and
+// sends nothing, when the store and the chain disagree: the claim then defaults,
+// which is the protocol's answer to a provider that cannot prove.
+import type { Hex } from "viem";
+import { ClaimStatus, type EscrowClient } from "../sdk/chain.js";
+import { encodeRecord } from "../sdk/encoding.js";
+import { accumulate } from "../sdk/hash.js";
+import { commitmentRoot, prefixCommitment } from "../sdk/merkle.js";
+import { PREDICATES, paramsHashOf, type Verdict } from "../sdk/predicates/index.js";
+import type { TraceStore } from "../sdk/store.js";
+import { circuitArtifacts, loadManifest } from "./artifacts.js";
+import { prove, verifyLocally } from "./prove.js";
+import { claimInput } from "./witness.js";
+
+export class TraceMismatchError extends Error {
+  override name = "TraceMismatchError";
+}
+export class ClaimError extends Error {
+  override name = "ClaimError";
+}
+
+export interface ClaimAnswer {
+  claimId: bigint;
+  verdict: Verdict;
+  circuit: string;
+  proveSeconds: number;
+  settleGas: bigint;
+  txHash: Hex;
+}
+
+/** Everything the proof needs, checked against the chain; throws before any transaction. */
+export async function prepareClaim(store: TraceStore, escrow: EscrowClient, claimId: bigint) {
+  const claim = await escrow.claim(claimId);
+  if (claim.status !== ClaimStatus.Open) throw new ClaimError(`claim ${claimId} is not open (status ${ClaimStatus[claim.status]})`);
+  const { sessionId, promiseId } = claim;
+  const onChain = await escrow.session(sessionId);
+  if (!onChain.closed) throw new ClaimError(`session ${sessionId} has no final commitment yet; it cannot be proven`);
+
+  const stored = store.session(sessionId);
+  if (!stored) throw new TraceMismatchError(`session ${sessionId} is not in the trace store`);
+  if (stored.profileHash !== onChain.profileHash) {
+    throw new TraceMismatchError(`session ${sessionId}: stored encoding profile hash differs from the one committed on-chain`);
+  }
+  const all = store.records(sessionId);
+  if (all.length < onChain.finalN) {
+    throw new TraceMismatchError(`session ${sessionId}: the store holds ${all.length} records, the final commitment ${onChain.finalN}`);
+  }
+  const records = all.slice(0, onChain.finalN);
+  const leaves = records.map((r) => encodeRecord(r, stored.profile, stored.secret).leaf);
+
+  const checkpoints = (await escrow.checkpointsOf(sessionId)).map(({ n, root }) => ({ n, root }));
+  for (const [i, c] of checkpoints.entries()) {
+    if (c.n > leaves.length) {
+      throw new TraceMismatchError(`session ${sessionId}: checkpoint ${i} covers ${c.n} records, the final commitment only ${leaves.length}`);
+    }
+    const mine = prefixCommitment(leaves, c.n);
+    if (mine !== c.root) {
+      throw new TraceMismatchError(
+        `session ${sessionId}: checkpoint ${i} (first ${c.n} records) has root ${hex(c.root)} on-chain but the stored records give ${hex(mine)}`,
+      );
+    }
+  }
+  if (accumulate(checkpoints) !== onChain.acc) {
+    throw new TraceMismatchError(`session ${sessionId}: the on-chain checkpoint accumulator does not match its Checkpointed events`);
+  }
+  const finalRoot = commitmentRoot(leaves);
+  if (finalRoot !== onChain.finalRoot) {
+    throw new TraceMismatchError(
+      `session ${sessionId}: final root ${hex(onChain.finalRoot)} on-chain but the stored records give ${hex(finalRoot)}`,
+    );
+  }
+
+  const promise = await escrow.promise(promiseId);
+  const storedPromise = store.promise(promiseId);
+  if (!storedPromise) throw new ClaimError(`promise ${promiseId} (its θ) is not in the trace store`);
+  const predicate = PREDICATES[storedPromise.predicate];
+  if (!predicate || predicate.code !== promise.predicateId) {
+    throw new ClaimError(`promise ${promiseId}: predicate ${storedPromise.predicate} does not match on-chain id ${promise.predicateId}`);
+  }
+  const theta = predicate.parseTheta(storedPromise.theta);
+  if (paramsHashOf(predicate, theta) !== promise.paramsHash) {
+    throw new ClaimError(`promise ${promiseId}: the stored θ does not hash to the on-chain paramsHash`);
+  }
+
+  const circuit = pickCircuit(predicate.id, records.length, checkpoints.length);
+  const artifacts = circuitArtifacts(circuit.name);
+  const { input, verdict } = claimInput({
+    records,
+    profile: stored.profile,
+    sessionSecret: stored.secret,
+    checkpoints,
+    predicate,
+    theta,
+    context: await escrow.context(sessionId, promiseId),
+    shape: { depth: circuit.depth, checkpoints: circuit.checkpoints },
+  });
+  return { claim, artifacts, input, verdict };
+}
+
+export async function answerClaim(store: TraceStore, escrow: EscrowClient, claimId: bigint): Promise<ClaimAnswer> {
+  const { artifacts, input, verdict } = await prepareClaim(store, escrow, claimId);
+  const proof = await prove(artifacts, input);
+  if (!(await verifyLocally(artifacts, proof))) throw new ClaimError(`claim ${claimId}: the proof does not verify locally`);
+  const expected = await escrow.publicInputs(claimId, verdict.violated);
+  if (expected.some((x, i) => x !== proof.publicSignals[i])) {
+    throw new ClaimError(`claim ${claimId}: the proof's public inputs differ from what the escrow will rebuild`);
+  }
+  const tx = await escrow.settle(claimId, proof.words, verdict.violated);
+  return { claimId, verdict, circuit: artifacts.name, proveSeconds: proof.proveSeconds, settleGas: tx.gasUsed, txHash: tx.txHash };
+}
+
+/** The smallest built circuit of this predicate that holds the trace and its checkpoints. */
+function pickCircuit(predicate: string, records: number, checkpoints: number) {
+  const fits = Object.entries(loadManifest().circuits)
+    .filter(([, c]) => c.predicate === predicate)
+    .map(([name, c]) => ({ name, depth: Number(c.params.depth), checkpoints: Number(c.params.checkpoints) }))
+    .filter((c) => 2 ** c.depth >= records && c.checkpoints >= checkpoints)
+    .sort((a, b) => a.depth - b.depth);
+  if (!fits.length) {
+    throw new ClaimError(`no ${predicate} circuit holds ${records} records and ${checkpoints} checkpoints; build a larger instance`);
+  }
+  return fits[0];
+}
+
+const hex = (x: bigint) => `0x${x.toString(16).padStart(64, "0")}`;

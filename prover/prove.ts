@@ -1,0 +1,51 @@
+// Groth16 proving and local verification with snarkjs, in-process.
+import { readFileSync } from "node:fs";
+import * as snarkjs from "snarkjs";
+import type { CircuitArtifacts } from "./artifacts.js";
+import type { CircuitInput } from "./witness.js";
+
+export interface ProofResult {
+  proof: snarkjs.Groth16Proof;
+  publicSignals: bigint[];
+  /** [a0, a1, b00, b01, b10, b11, c0, c1] in the EVM's limb order. */
+  words: bigint[];
+  proveSeconds: number;
+}
+
+export class ProofError extends Error {
+  override name = "ProofError";
+}
+
+export async function prove(artifacts: CircuitArtifacts, input: CircuitInput): Promise<ProofResult> {
+  const started = performance.now();
+  let out: { proof: snarkjs.Groth16Proof; publicSignals: snarkjs.PublicSignals };
+  try {
+    out = await snarkjs.groth16.fullProve(input as never, artifacts.wasm, artifacts.zkey);
+  } catch (e) {
+    // The witness calculator refuses inputs that break a constraint: a trace that does not
+    // reproduce its commitments, or an outcome the circuit does not compute.
+    throw new ProofError(`${artifacts.name}: no witness satisfies the circuit (${firstLine(e)})`);
+  }
+  const proveSeconds = (performance.now() - started) / 1000;
+  return { proof: out.proof, publicSignals: out.publicSignals.map(BigInt), words: evmWords(out.proof), proveSeconds };
+}
+
+export async function verifyLocally(artifacts: CircuitArtifacts, result: ProofResult): Promise<boolean> {
+  const vkey = JSON.parse(readFileSync(artifacts.vkey, "utf8"));
+  return snarkjs.groth16.verify(vkey, result.publicSignals.map(String), result.proof);
+}
+
+/** snarkjs stores G2 coordinates as [c0, c1]; the EVM precompile wants [c1, c0]. */
+export function evmWords(proof: snarkjs.Groth16Proof): bigint[] {
+  const [a, b, c] = [proof.pi_a, proof.pi_b, proof.pi_c];
+  return [a[0], a[1], b[0][1], b[0][0], b[1][1], b[1][0], c[0], c[1]].map((x) => BigInt(x));
+}
+
+/** snarkjs keeps worker threads alive; call once when a process is done proving. */
+export async function releaseProver(): Promise<void> {
+  await (globalThis as { curve_bn128?: { terminate(): Promise<void> } }).curve_bn128?.terminate();
+}
+
+function firstLine(e: unknown): string {
+  return String((e as Error)?.message ?? e).split("\n")[0];
+}

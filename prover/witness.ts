@@ -1,0 +1,83 @@
+// Turns a session's records, its on-chain checkpoints and a promise's θ into the
+// private and public inputs of a predicate circuit. Every value here is checked
+// again by the circuit; this file only lays them out.
+import { type EncodedRecord, SLOT_COUNT, encodeRecord } from "../sdk/encoding.js";
+import { paramsHashOf, type PredicateDefinition, type Verdict } from "../sdk/predicates/index.js";
+import type { EncodingProfile } from "../sdk/profile.js";
+import type { TraceRecord } from "../sdk/records.js";
+import { accumulate } from "../sdk/hash.js";
+import { commitmentRoot } from "../sdk/merkle.js";
+
+export interface TraceShape {
+  /** Capacity is 2^depth records. */
+  depth: number;
+  /** Checkpoint slots in the circuit. */
+  checkpoints: number;
+}
+
+export interface Checkpoint {
+  n: number;
+  root: bigint;
+}
+
+export class WitnessError extends Error {
+  override name = "WitnessError";
+}
+
+export type CircuitInput = Record<string, string | string[] | string[][]>;
+
+export function traceInput(records: readonly EncodedRecord[], checkpoints: readonly Checkpoint[], shape: TraceShape): CircuitInput {
+  const capacity = 2 ** shape.depth;
+  if (records.length > capacity) {
+    throw new WitnessError(`${records.length} records exceed this circuit's capacity of ${capacity}`);
+  }
+  if (checkpoints.length > shape.checkpoints) {
+    throw new WitnessError(`${checkpoints.length} checkpoints exceed this circuit's ${shape.checkpoints}`);
+  }
+  const empty = Array<string>(SLOT_COUNT).fill("0");
+  const slots = Array.from({ length: capacity }, (_, i) => records[i]?.slots.map(String) ?? empty);
+  const salt = Array.from({ length: capacity }, (_, i) => String(records[i]?.salt ?? 0n));
+  // Unused checkpoint slots still pass the range checks (n = 1) but fold nothing.
+  const cp = Array.from({ length: shape.checkpoints }, (_, i) => checkpoints[i]);
+  return {
+    n: String(records.length),
+    finalRoot: String(commitmentRoot(records.map((r) => r.leaf))),
+    checkpointAcc: String(accumulate(checkpoints)),
+    slots,
+    salt,
+    cpN: cp.map((c) => String(c?.n ?? 1)),
+    cpRoot: cp.map((c) => String(c?.root ?? 0n)),
+    cpActive: cp.map((c) => (c ? "1" : "0")),
+  };
+}
+
+export interface ClaimInputSpec<Theta> {
+  records: readonly TraceRecord[];
+  profile: EncodingProfile;
+  sessionSecret: bigint;
+  /** The on-chain checkpoints, in order. */
+  checkpoints: readonly Checkpoint[];
+  predicate: PredicateDefinition<Theta>;
+  theta: Theta;
+  context: bigint;
+  shape: TraceShape;
+}
+
+/**
+ * The full input of a predicate circuit, with the outcome set to the TS oracle's
+ * verdict: the circuit recomputes it and refuses any other.
+ */
+export function claimInput<Theta>(spec: ClaimInputSpec<Theta>): { input: CircuitInput; verdict: Verdict } {
+  const { records, profile, predicate, theta } = spec;
+  predicate.checkProfile(theta, profile);
+  const encoded = records.map((r) => encodeRecord(r, profile, spec.sessionSecret));
+  const verdict = predicate.evaluate(records, theta, profile);
+  const input: CircuitInput = {
+    context: String(spec.context),
+    paramsHash: String(paramsHashOf(predicate, theta)),
+    outcome: verdict.violated ? "1" : "0",
+    ...traceInput(encoded, spec.checkpoints, spec.shape),
+    ...predicate.circuitInputs(theta),
+  };
+  return { input, verdict };
+}

@@ -1,0 +1,280 @@
+// Reproducible build of every circuit instance in circuits/instances.json (DESIGN P9):
+// circom2 → r1cs/wasm, ptau (VAI_PTAU or a local dev one), Groth16 phase 2, vkey, a renamed Solidity
+// verifier per instance, hardhat compile, and build/manifest.json with the hashes of everything.
+// Stages are keyed by content hashes, so an unchanged tree rebuilds nothing.
+
+import { existsSync } from "node:fs";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { MANIFEST_PATH, type CircuitEntry, type Manifest } from "../prover/artifacts.js";
+import {
+  compileCircuit,
+  loadInstances,
+  pathsFor,
+  pkgBin,
+  pkgVersion,
+  readJson,
+  rel,
+  ROOT,
+  setupZkey,
+  type CircuitState,
+  type Instance,
+  type Status,
+} from "./lib/circuit-build.js";
+import { formatSeconds, Progress } from "./lib/progress.js";
+import { DEV_BANNER, ptauStepCount, resolvePtau } from "./lib/ptau.js";
+import { runTool, sha256File, writeFileAtomic } from "./lib/zkfiles.js";
+
+const USAGE = `usage: npx tsx scripts/setup.ts [options]
+
+  --force             rebuild every stage even when its cache key matches
+  --only <name>       build one instance (other manifest entries are kept)
+  --instances <file>  instance table to use (default circuits/instances.json)
+  --skip-contracts    do not run hardhat compile
+
+env:
+  VAI_PTAU=<file>         prepared bn128 ptau to use instead of generating an insecure dev one
+  VAI_PTAU_TRUSTED=1      vouch that VAI_PTAU comes from a public multi-party ceremony`;
+
+interface Built {
+  inst: Instance;
+  state: CircuitState;
+  compiled: boolean;
+  status: Status;
+}
+
+async function compileContracts(progress: Progress, skip: boolean): Promise<void> {
+  const label = "hardhat compile";
+  if (skip) return progress.skip(label, "skipped (--skip-contracts)");
+  if (!existsSync(path.join(ROOT, "hardhat.config.cjs"))) {
+    return progress.skip(label, "SKIPPED: hardhat.config.cjs not found, verifiers are not compiled");
+  }
+  const cli = pkgBin("hardhat");
+  await progress.step(label, async (h) => {
+    const args = [cli, "compile", "--config", "hardhat.config.cjs"];
+    await runTool(process.execPath, args, { cwd: ROOT, onLine: (l) => h.note(l) }).catch((e: Error) => {
+      throw new Error(`${label} failed: ${e.message}`);
+    });
+  });
+}
+
+function entryFor(b: Built, ptauSha: string): CircuitEntry {
+  const p = pathsFor(b.inst.name);
+  const s = b.state;
+  const ref = (file: string, sha: string | undefined): { path: string; sha256: string } => ({
+    path: rel(file),
+    sha256: sha ?? "",
+  });
+  if (s.ptauSha256 !== ptauSha)
+    throw new Error(`internal: ${b.inst.name} zkey was not built from the chosen ptau`);
+  return {
+    predicate: b.inst.predicate,
+    template: b.inst.template,
+    params: b.inst.params,
+    publicSignals: b.inst.publicSignals,
+    sourceHash: s.compileKey ?? "",
+    constraints: s.constraints ?? 0,
+    power: s.power ?? 0,
+    files: {
+      r1cs: ref(p.r1cs, s.r1csSha),
+      wasm: ref(p.wasm, s.wasmSha),
+      zkey: ref(p.zkey, s.zkeySha),
+      vkey: ref(p.vkey, s.vkeySha),
+      verifierSol: ref(p.sol, s.solSha),
+    },
+    verifierContract: `Verifier_${b.inst.name}`,
+    zkeyContributions: s.contributions ?? [],
+    // Phase 2 always has exactly one local contribution here; a real deployment needs an MPC.
+    insecureDevSetup: true,
+  };
+}
+
+async function writeManifest(
+  built: Built[],
+  ptau: Awaited<ReturnType<typeof resolvePtau>>,
+  tools: Manifest["tools"],
+  known: Set<string>,
+  progress: Progress,
+): Promise<Manifest> {
+  const file = path.join(ROOT, MANIFEST_PATH);
+  const old = await readJson<Manifest>(file);
+  const circuits: Record<string, CircuitEntry> = {};
+  // Entries from earlier runs (--only) stay only if they belong to the same table and the same ptau.
+  for (const [name, entry] of old?.version === 1 ? Object.entries(old.circuits) : []) {
+    if (built.some((b) => b.inst.name === name)) continue;
+    if (!known.has(name)) progress.log(`manifest: dropping ${name}, it is not in the instance table`);
+    else if (old?.ptau.sha256 !== ptau.sha256) {
+      progress.log(`manifest: dropping ${name}, it was set up with another ptau; rerun setup without --only`);
+    } else circuits[name] = entry;
+  }
+  for (const b of built) circuits[b.inst.name] = entryFor(b, ptau.sha256);
+  const ptauPath = rel(ptau.file).startsWith("..") ? ptau.file : rel(ptau.file);
+  const body = {
+    version: 1 as const,
+    tools,
+    ptau: {
+      path: ptauPath,
+      sha256: ptau.sha256,
+      power: ptau.power,
+      source: ptau.source,
+      insecure: ptau.insecure,
+    },
+    circuits: Object.fromEntries(Object.entries(circuits).sort(([a], [b]) => a.localeCompare(b))),
+  };
+  // Keep generatedAt stable when nothing changed, so a no-op run leaves the manifest byte-identical.
+  const same =
+    old &&
+    JSON.stringify({ ...old, generatedAt: undefined }) ===
+      JSON.stringify({ ...body, generatedAt: undefined });
+  const manifest: Manifest = {
+    ...body,
+    generatedAt: same && old ? old.generatedAt : new Date().toISOString(),
+  };
+  const { version, ...rest } = body;
+  if (!same)
+    await writeFileAtomic(
+      file,
+      JSON.stringify({ version, generatedAt: manifest.generatedAt, ...rest }, null, 2) + "\n",
+    );
+  return manifest;
+}
+
+function printSummary(manifest: Manifest, built: Built[], started: number): void {
+  const rows = Object.entries(manifest.circuits).map(([name, c]) => {
+    const b = built.find((x) => x.inst.name === name);
+    const status = b ? (b.compiled && b.status === "cached" ? "recompiled" : b.status) : "kept";
+    return [name, String(c.constraints), `2^${c.power}`, c.files.zkey.sha256.slice(0, 12), status];
+  });
+  const header = ["circuit", "constraints", "needs", "zkey sha256", "status"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i])).join("  ");
+  const out = [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)];
+  const p = manifest.ptau;
+  out.push("", `ptau: ${p.path} (2^${p.power}, ${p.source}, sha256 ${p.sha256.slice(0, 12)})`);
+  out.push(`manifest: ${MANIFEST_PATH}, total ${formatSeconds(Date.now() - started)}`);
+  if (p.source === "generated-dev") out.push(DEV_BANNER);
+  else if (p.insecure)
+    out.push("WARNING: ptau provenance not vouched for (set VAI_PTAU_TRUSTED=1 for a public ceremony file).");
+  out.push(
+    "WARNING: each zkey has a single local phase-2 contribution: development setup, insecure for real money.",
+  );
+  console.log(out.join("\n"));
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Two setups at once (a dev run and `npm test`) would rebuild the same files under each other. */
+async function acquireLock(): Promise<() => Promise<void>> {
+  const file = path.join(ROOT, "build/.setup.lock");
+  await mkdir(path.dirname(file), { recursive: true });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(file, String(process.pid), { flag: "wx" });
+      return () => rm(file, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const pid = Number(await readFile(file, "utf8").catch(() => ""));
+      if (pid && isAlive(pid))
+        throw new Error(`another setup (pid ${pid}) is running; wait for it to finish`);
+      await rm(file, { force: true });
+    }
+  }
+  throw new Error(`could not take the setup lock ${rel(file)}`);
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const { values } = parseArgs({
+    options: {
+      force: { type: "boolean", default: false },
+      only: { type: "string" },
+      instances: { type: "string", default: "circuits/instances.json" },
+      "skip-contracts": { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) return console.log(USAGE);
+
+  const table = await loadInstances(path.resolve(values.instances));
+  const selected = values.only ? table.filter((i) => i.name === values.only) : table;
+  if (selected.length === 0) {
+    throw new Error(
+      `--only ${values.only}: no such instance (known: ${table.map((i) => i.name).join(", ")})`,
+    );
+  }
+  const tools = {
+    circom2: pkgVersion("circom2"),
+    snarkjs: pkgVersion("snarkjs"),
+    circomlib: pkgVersion("circomlib"),
+    node: process.versions.node,
+  };
+  const release = await acquireLock();
+  try {
+    await build(table, selected, tools, values.force, values["skip-contracts"], started);
+  } finally {
+    await release();
+  }
+}
+
+async function build(
+  table: Instance[],
+  selected: Instance[],
+  tools: Manifest["tools"],
+  force: boolean,
+  skipContracts: boolean,
+  started: number,
+): Promise<void> {
+  const progress = new Progress({ total: selected.length * 4 + ptauStepCount() + 1 });
+  await mkdir(path.join(ROOT, "build/circuits"), { recursive: true });
+
+  const built: Built[] = [];
+  for (const inst of selected) {
+    const p = pathsFor(inst.name);
+    const state = (await readJson<CircuitState>(p.state)) ?? {};
+    const compiled = await compileCircuit(inst, p, state, tools, progress, force);
+    built.push({ inst, state, compiled, status: "cached" });
+  }
+
+  const needPower = Math.max(...built.map((b) => b.state.power ?? 0));
+  const previous = await readJson<Manifest>(path.join(ROOT, MANIFEST_PATH));
+  const preferred =
+    previous?.ptau?.source === "generated-dev" ? path.resolve(ROOT, previous.ptau.path) : undefined;
+  const ptau = await resolvePtau({ root: ROOT, needPower, progress, preferred });
+
+  for (const b of built) {
+    b.status = await setupZkey(b.inst, pathsFor(b.inst.name), b.state, ptau, tools, progress, force);
+  }
+  // The manifest goes first: it describes the circuit artifacts, which are complete even if a contract
+  // elsewhere in contracts/ fails to compile.
+  const manifest = await writeManifest(built, ptau, tools, new Set(table.map((i) => i.name)), progress);
+  await compileContracts(progress, skipContracts);
+  for (const name of Object.keys(manifest.circuits)) {
+    const f = manifest.circuits[name].files.zkey;
+    if (built.some((b) => b.inst.name === name)) continue;
+    const file = path.join(ROOT, f.path);
+    if (!existsSync(file) || (await sha256File(file)) !== f.sha256) {
+      progress.log(
+        `warning: ${name} (kept from an earlier run) no longer matches its manifest hash; rerun setup`,
+      );
+    }
+  }
+  printSummary(manifest, built, started);
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(`\nsetup failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+} finally {
+  // snarkjs keeps bn128 worker threads alive; without this the process never exits.
+  await (globalThis as { curve_bn128?: { terminate(): Promise<void> } }).curve_bn128?.terminate();
+}

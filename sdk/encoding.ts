@@ -1,0 +1,139 @@
+// A record becomes SLOT_COUNT field elements ("slots"); its leaf is
+// Poseidon(slots..., salt) with salt = Poseidon(sessionSecret, seq).
+// circuits/gadgets/leaf.circom reads the same layout; each slot's meaning
+// depends on the kind:
+//
+//   slot      call / blocked call     authorization                grant / revoke
+//   0 kind    1 / 2                   3                            4 / 5
+//   1 tool    H(tool)                 H(tool it covers)            H(namespace)
+//   2 args    keccak(args) >> 3       argsHash >> 3                0
+//   3 action  H(actionId) or 0        H(actionId)                  0
+//   4 aux     amount + 1, 0 if none   decision+4*authority+16*scope 0
+//   5 t0      H(first target) or 0    H(policyId) or 0             H(value)
+//   6 t1      H(second target) or 0   0                            0
+//
+// H = stringToField. 0 always means "absent": no real string hashes to 0.
+import { canonicalJson, toMinorUnits, CanonicalJsonError } from "./canonical.js";
+import { AUTHORITIES, DECISIONS, SCOPES, type CallRecord, type TraceRecord } from "./records.js";
+import { keccakToField, poseidon, reduceBytes32, stringToField } from "./hash.js";
+import type { EncodingProfile } from "./profile.js";
+
+export const SLOT_COUNT = 7;
+export const SLOT = { kind: 0, tool: 1, args: 2, action: 3, aux: 4, target0: 5, target1: 6 } as const;
+export const KIND = { call: 1n, blocked: 2n, authorization: 3n, grant: 4n, revoke: 5n } as const;
+export const MAX_TARGETS = 2;
+export const MAX_AMOUNT = (1n << 64n) - 2n;
+
+/** Prefix that marks a target value that was not a string; it can never be allowlisted. */
+export const MALFORMED_TARGET_PREFIX = "\u0000malformed:";
+
+export class EncodingError extends Error {
+  override name = "EncodingError";
+}
+
+/**
+ * The targets of a call as the profile reads them: [] when the tool has no target
+ * argument or the argument is missing or null (VAI skips a null recipient).
+ * A non-string element is kept, marked malformed, so that predicates fail closed on it.
+ */
+export function callTargets(call: CallRecord, profile: EncodingProfile): string[] {
+  const key = toolProfile(call, profile).target;
+  if (key === undefined) return [];
+  const raw = call.args[key];
+  if (raw === undefined || raw === null) return [];
+  const list = Array.isArray(raw) ? raw : [raw];
+  const targets = list
+    .filter((v) => v !== null)
+    .map((v) => (typeof v === "string" ? v : MALFORMED_TARGET_PREFIX + canonicalJson(v)));
+  if (targets.length > MAX_TARGETS) {
+    throw new EncodingError(
+      `record ${call.seq}: ${call.tool}.${key} has ${targets.length} targets; encoding v1 holds at most ${MAX_TARGETS} per call`,
+    );
+  }
+  return targets;
+}
+
+/** The call's amount in minor units, or undefined when the profile reads none or it is absent. */
+export function callAmount(call: CallRecord, profile: EncodingProfile): bigint | undefined {
+  const spec = toolProfile(call, profile).amount;
+  if (spec === undefined) return undefined;
+  const raw = call.args[spec.key];
+  if (raw === undefined || raw === null) return undefined;
+  try {
+    const amount = toMinorUnits(raw, spec.decimals, `record ${call.seq}: ${call.tool}.${spec.key}`);
+    if (amount > MAX_AMOUNT) throw new EncodingError(`record ${call.seq}: amount ${amount} exceeds 2^64 - 2`);
+    return amount;
+  } catch (e) {
+    if (e instanceof CanonicalJsonError) throw new EncodingError(e.message);
+    throw e;
+  }
+}
+
+function toolProfile(call: CallRecord, profile: EncodingProfile) {
+  const spec = profile.tools[call.tool];
+  if (!spec) {
+    throw new EncodingError(`record ${call.seq}: tool "${call.tool}" is not in the encoding profile; add it first`);
+  }
+  return spec;
+}
+
+/** keccak256 of the canonical JSON of a call's args, reduced to the field. */
+export function argsHashField(args: CallRecord["args"]): bigint {
+  return keccakToField(canonicalJson(args));
+}
+
+const opt = (s: string | undefined) => (s === undefined ? 0n : stringToField(s));
+const code = (list: readonly string[], x: string) => BigInt(list.indexOf(x) + 1);
+
+export function encodeSlots(record: TraceRecord, profile: EncodingProfile): bigint[] {
+  switch (record.kind) {
+    case "call": {
+      const [t0, t1] = callTargets(record, profile);
+      const amount = callAmount(record, profile);
+      return [
+        record.blocked ? KIND.blocked : KIND.call,
+        stringToField(record.tool),
+        argsHashField(record.args),
+        opt(record.actionId),
+        amount === undefined ? 0n : amount + 1n,
+        opt(t0),
+        opt(t1),
+      ];
+    }
+    case "authorization":
+      return [
+        KIND.authorization,
+        stringToField(record.tool),
+        reduceBytes32(record.argsHash),
+        stringToField(record.actionId),
+        code(DECISIONS, record.decision) + 4n * code(AUTHORITIES, record.authority) + 16n * code(SCOPES, record.scope),
+        opt(record.policyId),
+        0n,
+      ];
+    case "grant":
+    case "revoke":
+      return [KIND[record.kind], stringToField(record.namespace), 0n, 0n, 0n, stringToField(record.value), 0n];
+  }
+}
+
+export function recordSalt(sessionSecret: bigint, seq: number): bigint {
+  return poseidon([sessionSecret, BigInt(seq)]);
+}
+
+export function leafHash(slots: readonly bigint[], salt: bigint): bigint {
+  if (slots.length !== SLOT_COUNT) throw new EncodingError(`expected ${SLOT_COUNT} slots, got ${slots.length}`);
+  return poseidon([...slots, salt]);
+}
+
+export interface EncodedRecord {
+  seq: number;
+  slots: bigint[];
+  salt: bigint;
+  leaf: bigint;
+}
+
+export function encodeRecord(record: TraceRecord, profile: EncodingProfile, sessionSecret: bigint): EncodedRecord {
+  const slots = encodeSlots(record, profile);
+  const salt = recordSalt(sessionSecret, record.seq);
+  return { seq: record.seq, slots, salt, leaf: leafHash(slots, salt) };
+}

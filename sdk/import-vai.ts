@@ -1,0 +1,70 @@
+// Reads traces in the reference implementation's format (VAI ActionRecord JSONL):
+//   {seq, session_id, tool, args, result, ts, metadata?: {action_id, event_id}}
+// VAI numbers seq from 1 and leaves gaps where a call failed; zkVAI's seq runs
+// contiguously from 0, so records are renumbered and `vaiSeq` maps back for verdicts.
+// `user_authorization` records become authorization records; a result object
+// containing "blocked" marks a call the harness refused.
+import { RecordError, parseRecord, type TraceRecord } from "./records.js";
+
+export interface ImportedTrace {
+  records: TraceRecord[];
+  /** vaiSeq[i] is the VAI seq of zkVAI record i. */
+  vaiSeq: number[];
+  sessionId: string | undefined;
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+
+export function importVaiJsonl(text: string): ImportedTrace {
+  const lines = text.split("\n").filter((l) => l.trim().length > 0);
+  const raw = lines.map((line, i) => {
+    try {
+      return JSON.parse(line) as unknown;
+    } catch (e) {
+      throw new RecordError(`VAI trace line ${i + 1}: not JSON (${(e as Error).message})`);
+    }
+  });
+  const sorted = raw
+    .map((r, i) => {
+      if (!isObject(r) || !Number.isSafeInteger(r.seq)) throw new RecordError(`VAI trace line ${i + 1}: missing integer seq`);
+      return r;
+    })
+    .sort((a, b) => (a.seq as number) - (b.seq as number));
+  sorted.forEach((r, i) => {
+    if (i > 0 && r.seq === sorted[i - 1].seq) throw new RecordError(`VAI trace: seq ${r.seq} appears twice`);
+  });
+  const records = sorted.map((r, seq) => convert(r, seq));
+  return { records, vaiSeq: sorted.map((r) => r.seq as number), sessionId: sorted[0]?.session_id as string | undefined };
+}
+
+function convert(r: Record<string, unknown>, seq: number): TraceRecord {
+  const ts = Number.isSafeInteger(r.ts) ? (r.ts as number) : 0;
+  const meta = isObject(r.metadata) ? r.metadata : {};
+  const args = r.args;
+  if (r.tool === "user_authorization") {
+    if (!isObject(args)) throw new RecordError(`VAI seq ${r.seq}: user_authorization without args`);
+    return parseRecord({
+      kind: "authorization",
+      seq,
+      ts,
+      actionId: args.action_id,
+      tool: args.tool,
+      argsHash: args.args_hash,
+      decision: args.decision,
+      authority: args.authority,
+      scope: args.scope,
+      policyId: args.policy_id ?? undefined,
+    });
+  }
+  const blocked = isObject(r.result) && "blocked" in r.result;
+  return parseRecord({
+    kind: "call",
+    seq,
+    ts,
+    tool: r.tool,
+    args,
+    result: r.result ?? null,
+    actionId: typeof meta.action_id === "string" && meta.action_id ? meta.action_id : undefined,
+    blocked: blocked || undefined,
+  });
+}

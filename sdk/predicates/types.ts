@@ -1,0 +1,32 @@
+import type { EncodingProfile } from "../profile.js";
+import type { TraceRecord } from "../records.js";
+
+export interface Verdict {
+  violated: boolean;
+  /** seq of the first violating record, null when satisfied. */
+  seq: number | null;
+  reason: string;
+}
+
+/**
+ * One predicate, defined once: its θ schema, θ encoding (the promise's paramsHash)
+ * and its TS evaluator, the oracle its Circom template is tested against.
+ */
+export interface PredicateDefinition<Theta> {
+  id: string;
+  /** Numeric id the escrow stores and the θ vector starts with. */
+  code: number;
+  /** Fixed θ sizes every circuit of this predicate is built with. */
+  caps: Record<string, number>;
+  parseTheta(x: unknown): Theta;
+  /** Refuses θ that the profile cannot serve (e.g. a tool whose target it does not read). */
+  checkProfile(theta: Theta, profile: EncodingProfile): void;
+  thetaVector(theta: Theta): bigint[];
+  evaluate(records: readonly TraceRecord[], theta: Theta, profile: EncodingProfile): Verdict;
+  /** The θ part of the circuit's private input. */
+  circuitInputs(theta: Theta): Record<string, string[]>;
+}
+
+export class ThetaError extends Error {
+  override name = "ThetaError";
+}

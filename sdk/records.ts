@@ -1,0 +1,138 @@
+// The record model: what the recorder writes for every tool call and permission event.
+// seq runs contiguously from 0 within a session; the record at seq i is leaf i.
+import { CanonicalJsonError, canonicalJson, type Json } from "./canonical.js";
+
+export const DECISIONS = ["allow", "deny", "timeout"] as const;
+export const AUTHORITIES = ["human", "policy", "auto_review"] as const;
+export const SCOPES = ["once", "session", "persistent"] as const;
+export const NAMESPACES = ["recipient", "scope"] as const;
+
+export interface CallRecord {
+  kind: "call";
+  seq: number;
+  ts: number;
+  tool: string;
+  args: { [key: string]: Json };
+  result?: Json;
+  error?: string;
+  actionId?: string;
+  /** The harness refused to run it; such a record is not a call. */
+  blocked?: boolean;
+}
+
+export interface AuthorizationRecord {
+  kind: "authorization";
+  seq: number;
+  ts: number;
+  actionId: string;
+  tool: string;
+  /** keccak256 of the canonical JSON of the args it covers, 0x-hex. */
+  argsHash: `0x${string}`;
+  decision: (typeof DECISIONS)[number];
+  authority: (typeof AUTHORITIES)[number];
+  scope: (typeof SCOPES)[number];
+  policyId?: string;
+}
+
+export interface GrantRecord {
+  kind: "grant" | "revoke";
+  seq: number;
+  ts: number;
+  namespace: (typeof NAMESPACES)[number];
+  value: string;
+}
+
+export type TraceRecord = CallRecord | AuthorizationRecord | GrantRecord;
+
+export class RecordError extends Error {
+  override name = "RecordError";
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === "object" && x !== null && !Array.isArray(x);
+
+function need<T>(ok: boolean, value: T, message: string): T {
+  if (!ok) throw new RecordError(message);
+  return value;
+}
+
+function oneOf<T extends string>(list: readonly T[], x: unknown, what: string): T {
+  return need(list.includes(x as T), x as T, `${what} must be one of ${list.join(", ")}; got ${JSON.stringify(x)}`);
+}
+
+function text(x: unknown, what: string, optional = false): string | undefined {
+  if (x === undefined && optional) return undefined;
+  return need(typeof x === "string" && x.length > 0, x as string, `${what} must be a non-empty string`);
+}
+
+/**
+ * Checks an untrusted value (parsed JSON) against the record model and returns
+ * it typed, or throws a RecordError that says which field is wrong.
+ */
+export function parseRecord(x: unknown): TraceRecord {
+  if (!isObject(x)) throw new RecordError("a record must be a JSON object");
+  const seq = need(Number.isSafeInteger(x.seq) && (x.seq as number) >= 0, x.seq as number, "seq must be an integer >= 0");
+  const where = `record ${seq}`;
+  const ts = need(Number.isSafeInteger(x.ts) && (x.ts as number) >= 0, x.ts as number, `${where}: ts must be integer ms`);
+  try {
+    canonicalJson(x);
+  } catch (e) {
+    if (e instanceof CanonicalJsonError) throw new RecordError(`${where}: ${e.message}`);
+    throw e;
+  }
+  switch (x.kind) {
+    case "call": {
+      need(isObject(x.args), 0, `${where}: args must be a JSON object`);
+      const call: CallRecord = { kind: "call", seq, ts, tool: text(x.tool, `${where}: tool`)!, args: x.args as CallRecord["args"] };
+      if (x.result !== undefined) call.result = x.result as Json;
+      if (x.error !== undefined) call.error = text(x.error, `${where}: error`);
+      if (x.actionId !== undefined) call.actionId = text(x.actionId, `${where}: actionId`);
+      if (x.blocked !== undefined) call.blocked = need(typeof x.blocked === "boolean", x.blocked as boolean, `${where}: blocked must be boolean`);
+      return call;
+    }
+    case "authorization": {
+      const argsHash = need(
+        typeof x.argsHash === "string" && /^0x[0-9a-fA-F]{64}$/.test(x.argsHash),
+        (x.argsHash as string | undefined)?.toLowerCase() as `0x${string}`,
+        `${where}: argsHash must be 32 bytes of 0x-hex`,
+      );
+      const auth: AuthorizationRecord = {
+        kind: "authorization",
+        seq,
+        ts,
+        actionId: text(x.actionId, `${where}: actionId`)!,
+        tool: text(x.tool, `${where}: tool`)!,
+        argsHash,
+        decision: oneOf(DECISIONS, x.decision, `${where}: decision`),
+        authority: oneOf(AUTHORITIES, x.authority, `${where}: authority`),
+        scope: oneOf(SCOPES, x.scope, `${where}: scope`),
+      };
+      const policyId = text(x.policyId, `${where}: policyId`, true);
+      if (policyId !== undefined) auth.policyId = policyId;
+      return auth;
+    }
+    case "grant":
+    case "revoke":
+      return {
+        kind: x.kind,
+        seq,
+        ts,
+        namespace: oneOf(NAMESPACES, x.namespace, `${where}: namespace`),
+        value: text(x.value, `${where}: value`)!,
+      };
+    default:
+      throw new RecordError(`${where}: kind must be call, authorization, grant or revoke; got ${JSON.stringify(x.kind)}`);
+  }
+}
+
+/** The stored form of a record: its canonical JSON. */
+export function recordBytes(record: TraceRecord): string {
+  return canonicalJson(record);
+}
+
+/** Records must be exactly seq 0, 1, 2, ... */
+export function checkContiguous(records: readonly TraceRecord[]): void {
+  records.forEach((r, i) => {
+    if (r.seq !== i) throw new RecordError(`records must run contiguously from seq 0; position ${i} holds seq ${r.seq}`);
+  });
+}

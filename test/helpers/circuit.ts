@@ -1,0 +1,121 @@
+// Test harness for Circom: compile a small test circuit once (cached by content
+// hash under build/test-circuits), compute witnesses, check R1CS satisfaction
+// ourselves, and forge witnesses by editing a named signal.
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { readR1cs } from "r1csfile";
+import { FIELD_MODULUS } from "../../sdk/hash.js";
+
+const ROOT = process.cwd();
+const require = createRequire(import.meta.url);
+
+export interface TestCircuit {
+  name: string;
+  constraints: number;
+  signals: Map<string, number>;
+  witness(input: Record<string, unknown>): Promise<bigint[]>;
+  /** Index of the first unsatisfied constraint, or -1 when the witness satisfies all. */
+  firstUnsatisfied(witness: bigint[]): number;
+}
+
+function circomSources(): string {
+  const hash = createHash("sha256");
+  const walk = (dir: string) => {
+    for (const f of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = join(dir, f.name);
+      if (f.isDirectory()) walk(p);
+      else if (f.name.endsWith(".circom")) hash.update(p).update(readFileSync(p));
+    }
+  };
+  walk(join(ROOT, "circuits"));
+  return hash.digest("hex");
+}
+
+/**
+ * Compiles `component main ... = body` with the given includes (paths from the repo root).
+ */
+export async function compileTestCircuit(name: string, includes: string[], mainLine: string): Promise<TestCircuit> {
+  const source = [
+    "pragma circom 2.1.0;",
+    ...includes.map((i) => `include "../../../${i}";`),
+    mainLine,
+  ].join("\n");
+  const key = createHash("sha256").update(source).update(circomSources()).digest("hex").slice(0, 16);
+  const dir = join(ROOT, "build", "test-circuits", `${name}-${key}`);
+  if (!existsSync(join(dir, "done"))) {
+    const tmp = `${dir}.tmp`;
+    rmSync(tmp, { recursive: true, force: true });
+    mkdirSync(tmp, { recursive: true });
+    writeFileSync(join(tmp, `${name}.circom`), source);
+    // Compiled inside dir.tmp, so the include prefix must reach the repo root from there too.
+    execFileSync(
+      join(ROOT, "node_modules/.bin/circom2"),
+      [join("build", "test-circuits", `${name}-${key}.tmp`, `${name}.circom`), "--r1cs", "--wasm", "--sym", "--O2", "-l", "node_modules", "-o", join("build", "test-circuits", `${name}-${key}.tmp`)],
+      { cwd: ROOT, stdio: "pipe" },
+    );
+    copyFileSync(join(tmp, `${name}_js`, "witness_calculator.js"), join(tmp, `${name}_js`, "witness_calculator.cjs"));
+    writeFileSync(join(tmp, "done"), key);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(tmp, dir);
+  }
+  return load(name, dir);
+}
+
+async function load(name: string, dir: string): Promise<TestCircuit> {
+  const r1cs = await readR1cs(join(dir, `${name}.r1cs`), { loadConstraints: true, loadMap: false, getFieldFromPrime: undefined });
+  const constraints: [Record<string, bigint>, Record<string, bigint>, Record<string, bigint>][] = r1cs.constraints.map(
+    (c: Record<string, unknown>[]) =>
+      c.map((lc) => Object.fromEntries(Object.entries(lc).map(([k, v]) => [k, toBig(r1cs.F, v)]))) as never,
+  );
+  const signals = new Map<string, number>();
+  for (const line of readFileSync(join(dir, `${name}.sym`), "utf8").split("\n")) {
+    const [, varIdx, , label] = line.split(",");
+    if (label && Number(varIdx) >= 0) signals.set(label.replace(/^main\./, ""), Number(varIdx));
+  }
+  const builder = require(join(dir, `${name}_js`, "witness_calculator.cjs"));
+  const calculator = await builder(readFileSync(join(dir, `${name}_js`, `${name}.wasm`)));
+  const p = FIELD_MODULUS;
+  const dot = (lc: Record<string, bigint>, w: bigint[]) =>
+    Object.entries(lc).reduce((s, [k, v]) => (s + v * w[Number(k)]) % p, 0n);
+  return {
+    name,
+    constraints: r1cs.nConstraints,
+    signals,
+    witness: (input) => calculator.calculateWitness(input, true) as Promise<bigint[]>,
+    firstUnsatisfied(w) {
+      return constraints.findIndex(([a, b, c]) => (dot(a, w) * dot(b, w) - dot(c, w)) % p !== 0n);
+    },
+  };
+}
+
+// r1csfile hands coefficients back in the field's internal (Montgomery) form.
+function toBig(F: { toObject(x: unknown): bigint }, v: unknown): bigint {
+  return BigInt(F.toObject(v));
+}
+
+/** A copy of `witness` with the named signal replaced. */
+export function forge(circuit: TestCircuit, witness: bigint[], signal: string, value: bigint): bigint[] {
+  const idx = circuit.signals.get(signal);
+  if (idx === undefined) throw new Error(`no signal ${signal} in ${circuit.name}; known e.g. ${[...circuit.signals.keys()].slice(0, 8).join(", ")}`);
+  const forged = [...witness];
+  forged[idx] = ((value % FIELD_MODULUS) + FIELD_MODULUS) % FIELD_MODULUS;
+  return forged;
+}
+
+/** Names of the witness signals matching a pattern (anonymous components get generated names). */
+export function signalsMatching(circuit: TestCircuit, pattern: RegExp): string[] {
+  return [...circuit.signals.keys()].filter((s) => pattern.test(s));
+}
+
+/** Asserts witness computation itself refuses the input (a failing `===` or assert). */
+export async function witnessFails(circuit: TestCircuit, input: Record<string, unknown>): Promise<boolean> {
+  try {
+    await circuit.witness(input);
+    return false;
+  } catch {
+    return true;
+  }
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { FIELD_MODULUS, hashVector, keccakToField, reduceBytes32, stringToField } from "../../sdk/hash.js";
+import { EncodingError, KIND, encodeSlots, MALFORMED_TARGET_PREFIX, SLOT } from "../../sdk/encoding.js";
+import { commitmentRoot, prefixCommitment, treeHeight, zeroHash } from "../../sdk/merkle.js";
+import { parseProfile, profileHash, type EncodingProfile } from "../../sdk/profile.js";
+import { RecordError, parseRecord, type CallRecord } from "../../sdk/records.js";
+import { poseidon } from "../../sdk/hash.js";
+
+const profile: EncodingProfile = {
+  version: 1,
+  tools: { send_email: { target: "to" }, pay: { target: "merchant", amount: { key: "amount", decimals: 2 } }, noop: {} },
+};
+const call = (tool: string, args: CallRecord["args"], extra: Partial<CallRecord> = {}): CallRecord => ({
+  kind: "call",
+  seq: 0,
+  ts: 0,
+  tool,
+  args,
+  ...extra,
+});
+
+describe("field reductions", () => {
+  it("reduces 32-byte values by dropping 3 bits, below r at the top edge", () => {
+    expect(reduceBytes32(`0x${"ff".repeat(32)}`)).toBe((1n << 253n) - 1n);
+    expect((1n << 253n) - 1n < FIELD_MODULUS).toBe(true);
+    expect(reduceBytes32(`0x${"00".repeat(32)}`)).toBe(0n);
+    expect(reduceBytes32(`0x${"00".repeat(31)}08`)).toBe(1n);
+    expect(reduceBytes32(`0x${"00".repeat(31)}07`)).toBe(0n);
+    expect(() => reduceBytes32("0x1234")).toThrow(/32 bytes/);
+  });
+
+  it("hashes strings with their length, so padding cannot collide", () => {
+    expect(stringToField("")).not.toBe(stringToField("\u0000"));
+    expect(stringToField("a".repeat(31))).not.toBe(stringToField("a".repeat(32)));
+    expect(stringToField("x")).not.toBe(0n);
+    expect(keccakToField("abc")).toBeLessThan(FIELD_MODULUS);
+  });
+
+  it("chains hashVector past 16 elements", () => {
+    const v = Array.from({ length: 17 }, (_, i) => BigInt(i));
+    expect(hashVector(v)).toBe(poseidon([poseidon(v.slice(0, 16)), 16n]));
+  });
+});
+
+describe("encodeSlots", () => {
+  it("lays out a call: kind, tool, args hash, action, amount + 1, two targets", () => {
+    const slots = encodeSlots(call("pay", { merchant: "acme", amount: 12.5 }, { actionId: "a1" }), profile);
+    expect(slots[SLOT.kind]).toBe(KIND.call);
+    expect(slots[SLOT.tool]).toBe(stringToField("pay"));
+    expect(slots[SLOT.action]).toBe(stringToField("a1"));
+    expect(slots[SLOT.aux]).toBe(1251n);
+    expect(slots[SLOT.target0]).toBe(stringToField("acme"));
+    expect(slots[SLOT.target1]).toBe(0n);
+  });
+
+  it("marks blocked calls, skips null targets and keeps malformed ones (fail-closed)", () => {
+    expect(encodeSlots(call("noop", {}, { blocked: true }), profile)[SLOT.kind]).toBe(KIND.blocked);
+    const slots = encodeSlots(call("send_email", { to: [null, 7] }), profile);
+    expect(slots[SLOT.target0]).toBe(stringToField(`${MALFORMED_TARGET_PREFIX}7`));
+    expect(encodeSlots(call("send_email", { to: null }), profile)[SLOT.target0]).toBe(0n);
+  });
+
+  it("refuses unknown tools, too many targets and inexact amounts with clear errors", () => {
+    expect(() => encodeSlots(call("rm_rf", {}), profile)).toThrow(/not in the encoding profile/);
+    expect(() => encodeSlots(call("send_email", { to: ["a", "b", "c"] }), profile)).toThrow(EncodingError);
+    expect(() => encodeSlots(call("pay", { merchant: "m", amount: 0.001 }), profile)).toThrow(/decimal places/);
+  });
+
+  it("hashes the same args the same whatever their key order", () => {
+    const a = encodeSlots(call("noop", { x: 1, y: [1, 2] }), profile);
+    const b = encodeSlots(call("noop", { y: [1, 2], x: 1 }), profile);
+    expect(a[SLOT.args]).toBe(b[SLOT.args]);
+  });
+});
+
+describe("records and profiles", () => {
+  it("rejects malformed records naming the field", () => {
+    expect(() => parseRecord({ kind: "call", seq: 0, ts: 0, tool: "x", args: [] })).toThrow(/args must be a JSON object/);
+    expect(() => parseRecord({ kind: "call", seq: -1, ts: 0, tool: "x", args: {} })).toThrow(RecordError);
+    expect(() => parseRecord({ kind: "call", seq: 0, ts: 0, tool: "x", args: { a: NaN } })).toThrow(/NaN/);
+    expect(() =>
+      parseRecord({ kind: "authorization", seq: 0, ts: 0, actionId: "a", tool: "t", argsHash: "0x12", decision: "allow", authority: "human", scope: "once" }),
+    ).toThrow(/argsHash/);
+    expect(() => parseRecord({ kind: "grant", seq: 0, ts: 0, namespace: "planet", value: "x" })).toThrow(/namespace/);
+  });
+
+  it("profile hash depends on content, not key order", () => {
+    const reordered = parseProfile({ tools: { noop: {}, pay: profile.tools.pay, send_email: { target: "to" } }, version: 1 });
+    expect(profileHash(reordered)).toBe(profileHash(profile));
+    expect(profileHash({ ...profile, tools: { ...profile.tools, send_email: { target: "cc" } } })).not.toBe(profileHash(profile));
+    expect(() => parseProfile({ version: 2, tools: {} })).toThrow(/version/);
+  });
+});
+
+describe("commitment", () => {
+  const leaves = Array.from({ length: 6 }, (_, i) => poseidon([BigInt(i + 1)]));
+  it("is the root of the smallest power-of-two tree, independent of capacity", () => {
+    expect(commitmentRoot([])).toBe(0n);
+    expect(commitmentRoot(leaves.slice(0, 1))).toBe(leaves[0]);
+    expect(commitmentRoot(leaves.slice(0, 2))).toBe(poseidon([leaves[0], leaves[1]]));
+    const l3 = poseidon([poseidon([leaves[0], leaves[1]]), poseidon([leaves[2], 0n])]);
+    expect(commitmentRoot(leaves.slice(0, 3))).toBe(l3);
+    expect(prefixCommitment(leaves, 3)).toBe(l3);
+    expect([0, 1, 2, 3, 4, 5, 8, 9].map(treeHeight)).toEqual([0, 0, 1, 2, 2, 3, 3, 4]);
+    expect(zeroHash(1)).toBe(poseidon([0n, 0n]));
+  });
+});
