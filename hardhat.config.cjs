@@ -26,6 +26,7 @@ module.exports = {
     settings: {
       optimizer: { enabled: true, runs: 200 },
       viaIR: false,
+      // Pinned so bytecode does not move with Hardhat's default; Hardhat's network runs a later fork (Osaka).
       evmVersion: "cancun",
     },
   },
@@ -34,7 +35,6 @@ module.exports = {
     sources: "contracts",
     artifacts: "build/hardhat/artifacts",
     cache: "build/hardhat/cache",
-    tests: "test/contracts",
   },
   networks: {
     hardhat: {

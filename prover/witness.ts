@@ -78,6 +78,7 @@ export function claimInput<Theta>(spec: ClaimInputSpec<Theta>): { input: Circuit
     outcome: verdict.violated ? "1" : "0",
     ...traceInput(encoded, spec.checkpoints, spec.shape),
     ...predicate.circuitInputs(theta),
+    ...predicate.recordInputs?.(records, profile, 2 ** spec.shape.depth),
   };
   return { input, verdict };
 }

@@ -30,6 +30,7 @@ const USAGE = `usage: npx tsx scripts/setup.ts [options]
 
   --force             rebuild every stage even when its cache key matches
   --only <name>       build one instance (other manifest entries are kept)
+  --group <name>      build the instances of one group: test, demo or bench (others are kept)
   --instances <file>  instance table to use (default circuits/instances.json)
   --skip-contracts    do not run hardhat compile
 
@@ -196,6 +197,7 @@ async function main(): Promise<void> {
     options: {
       force: { type: "boolean", default: false },
       only: { type: "string" },
+      group: { type: "string" },
       instances: { type: "string", default: "circuits/instances.json" },
       "skip-contracts": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
@@ -204,10 +206,14 @@ async function main(): Promise<void> {
   if (values.help) return console.log(USAGE);
 
   const table = await loadInstances(path.resolve(values.instances));
-  const selected = values.only ? table.filter((i) => i.name === values.only) : table;
+  const selected = table.filter(
+    (i) => (!values.only || i.name === values.only) && (!values.group || i.groups.includes(values.group)),
+  );
   if (selected.length === 0) {
     throw new Error(
-      `--only ${values.only}: no such instance (known: ${table.map((i) => i.name).join(", ")})`,
+      `--only ${values.only ?? "*"} --group ${values.group ?? "*"}: no such instance (known: ${table
+        .map((i) => `${i.name} [${i.groups.join(",")}]`)
+        .join(", ")})`,
     );
   }
   const tools = {

@@ -9,7 +9,8 @@
 //   2 args    keccak(args) >> 3       argsHash >> 3                0
 //   3 action  H(actionId) or 0        H(actionId)                  0
 //   4 aux     amount + 1, 0 if none   decision+4*authority+16*scope 0
-//   5 t0      H(first target) or 0    H(policyId) or 0             H(value)
+//   5 t0      H(first target) or 0    H(policyId) or 0             H(value); scope: prefixHash
+//             or pathDigest(path)
 //   6 t1      H(second target) or 0   0                            0
 //
 // H = stringToField. 0 always means "absent": no real string hashes to 0.
@@ -17,6 +18,7 @@ import { canonicalJson, toMinorUnits, CanonicalJsonError } from "./canonical.js"
 import { AUTHORITIES, DECISIONS, SCOPES, type CallRecord, type TraceRecord } from "./records.js";
 import { keccakToField, poseidon, reduceBytes32, stringToField } from "./hash.js";
 import type { EncodingProfile } from "./profile.js";
+import { MALFORMED_PATH_PREFIX, PathError, pathDigest, prefixHash } from "./paths.js";
 
 export const SLOT_COUNT = 7;
 export const SLOT = { kind: 0, tool: 1, args: 2, action: 3, aux: 4, target0: 5, target1: 6 } as const;
@@ -51,6 +53,19 @@ export function callTargets(call: CallRecord, profile: EncodingProfile): string[
     );
   }
   return targets;
+}
+
+/**
+ * The call's path as the profile reads it, or undefined when the tool has no path
+ * argument or it is missing or null. A non-string value becomes a marked relative
+ * path, which no (absolute) prefix covers: fail-closed.
+ */
+export function callPath(call: CallRecord, profile: EncodingProfile): string | undefined {
+  const key = toolProfile(call, profile).path;
+  if (key === undefined) return undefined;
+  const raw = call.args[key];
+  if (raw === undefined || raw === null) return undefined;
+  return typeof raw === "string" ? raw : MALFORMED_PATH_PREFIX + canonicalJson(raw);
 }
 
 /** The call's amount in minor units, or undefined when the profile reads none or it is absent. */
@@ -88,6 +103,7 @@ const code = (list: readonly string[], x: string) => BigInt(list.indexOf(x) + 1)
 export function encodeSlots(record: TraceRecord, profile: EncodingProfile): bigint[] {
   switch (record.kind) {
     case "call": {
+      const path = callPath(record, profile);
       const [t0, t1] = callTargets(record, profile);
       const amount = callAmount(record, profile);
       return [
@@ -96,7 +112,7 @@ export function encodeSlots(record: TraceRecord, profile: EncodingProfile): bigi
         argsHashField(record.args),
         opt(record.actionId),
         amount === undefined ? 0n : amount + 1n,
-        opt(t0),
+        path === undefined ? opt(t0) : pathDigest(path),
         opt(t1),
       ];
     }
@@ -112,7 +128,15 @@ export function encodeSlots(record: TraceRecord, profile: EncodingProfile): bigi
       ];
     case "grant":
     case "revoke":
-      return [KIND[record.kind], stringToField(record.namespace), 0n, 0n, 0n, stringToField(record.value), 0n];
+      return [
+        KIND[record.kind],
+        stringToField(record.namespace),
+        0n,
+        0n,
+        0n,
+        record.namespace === "scope" ? prefixHash(record.value) : stringToField(record.value),
+        0n,
+      ];
   }
 }
 

@@ -7,6 +7,8 @@ import { keccakToField } from "./hash.js";
 export interface ToolProfile {
   /** Argument holding the recipient(s), path or merchant: a string or a list of strings. */
   target?: string;
+  /** Argument holding a filesystem-like path (AAP-2); committed as its path digest (sdk/paths.ts). */
+  path?: string;
   /** Argument holding an amount, converted exactly to integer minor units. */
   amount?: { key: string; decimals: number };
 }
@@ -39,6 +41,11 @@ export function parseProfile(x: unknown): EncodingProfile {
       if (typeof s.target !== "string" || !s.target) fail(`tool ${name}: target must be an argument name`);
       entry.target = s.target as string;
     }
+    if (s.path !== undefined) {
+      if (typeof s.path !== "string" || !s.path) fail(`tool ${name}: path must be an argument name`);
+      if (s.target !== undefined) fail(`tool ${name}: a tool reads a target or a path, not both`);
+      entry.path = s.path as string;
+    }
     if (s.amount !== undefined) {
       const a = s.amount as Record<string, unknown>;
       if (typeof a?.key !== "string" || !Number.isInteger(a.decimals) || (a.decimals as number) < 0) {
@@ -46,7 +53,7 @@ export function parseProfile(x: unknown): EncodingProfile {
       }
       entry.amount = { key: a.key as string, decimals: a.decimals as number };
     }
-    const extra = Object.keys(s).filter((k) => k !== "target" && k !== "amount");
+    const extra = Object.keys(s).filter((k) => !["target", "path", "amount"].includes(k));
     if (extra.length) fail(`tool ${name}: unknown field(s) ${extra.join(", ")}`);
     tools[name] = entry;
   }

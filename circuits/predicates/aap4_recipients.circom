@@ -2,6 +2,7 @@ pragma circom 2.1.0;
 
 include "circomlib/circuits/comparators.circom";
 include "../gadgets/sets.circom";
+include "../gadgets/constants.circom";
 
 // AAP-4 recipients: every recipient of a call to an outbound tool is on the
 // allowlist. Semantics, θ and encoding: sdk/predicates/aap4-recipients.ts.
@@ -9,9 +10,6 @@ include "../gadgets/sets.circom";
 // violates if any present target (slot != 0) is not in `allow`.
 // θ padding with 0 is safe: tool and target hashes of real strings are never 0,
 // and absent targets (0) are skipped before the allowlist is consulted.
-
-// Record kinds, as in sdk/encoding.ts.
-function KIND_CALL() { return 1; }
 
 template Aap4RecordViolation(T, A) {
     signal input active;

@@ -35,6 +35,8 @@ export interface Instance {
   params: Record<string, unknown>;
   args: unknown[];
   publicSignals: string[];
+  /** Named sets of instances built together: "test" (what npm test needs), "demo", "bench". */
+  groups: string[];
 }
 
 /** Per-circuit cache record. A stage's key is written only after all of its outputs are in place. */
@@ -129,6 +131,9 @@ export async function loadInstances(file: string): Promise<Instance[]> {
     if (typeof inst.template !== "string" || !IDENT.test(inst.template))
       throw new Error(`${where}: bad template`);
     if (!Array.isArray(inst.args)) throw new Error(`${where}: args must be an array`);
+    if (!Array.isArray(inst.groups) || !inst.groups.every((g) => typeof g === "string")) {
+      throw new Error(`${where}: groups must be an array of group names`);
+    }
     if (!Array.isArray(inst.publicSignals) || !inst.publicSignals.every((s) => IDENT.test(String(s)))) {
       throw new Error(`${where}: publicSignals must be an array of signal names`);
     }

@@ -25,6 +25,12 @@ export interface PredicateDefinition<Theta> {
   evaluate(records: readonly TraceRecord[], theta: Theta, profile: EncodingProfile): Verdict;
   /** The θ part of the circuit's private input. */
   circuitInputs(theta: Theta): Record<string, string[]>;
+  /**
+   * Per-record auxiliary private inputs, when the circuit needs more than the
+   * slots (e.g. AAP-2's path ancestors). Each array has `capacity` rows; rows past
+   * the trace are padding the circuit ignores.
+   */
+  recordInputs?(records: readonly TraceRecord[], profile: EncodingProfile, capacity: number): Record<string, string[][]>;
 }
 
 export class ThetaError extends Error {

@@ -10,7 +10,7 @@ import type { EncodingProfile } from "../../sdk/profile.js";
 import type { TraceRecord } from "../../sdk/records.js";
 import { claimInput, type Checkpoint } from "../../prover/witness.js";
 import { agentDojoCases } from "../helpers/agentdojo.js";
-import { compileInstance, instance } from "../helpers/aap4.js";
+import { compileInstance, instance } from "../helpers/instance.js";
 import { forge, signalsMatching, witnessFails, type TestCircuit } from "../helpers/circuit.js";
 
 const INSTANCE = instance("aap4_n16");

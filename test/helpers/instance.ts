@@ -1,19 +1,28 @@
-// The AAP-4 circuit instance under test (the one setup builds), compiled for witness tests.
+// Circuit instances from circuits/instances.json, compiled for witness tests (no setup needed).
 import { readFileSync } from "node:fs";
 import { compileTestCircuit, type TestCircuit } from "./circuit.js";
 
 export interface Instance {
   name: string;
+  predicate: string;
   source: string;
   template: string;
-  params: { depth: number; checkpoints: number; tools: number; allowlist: number };
+  params: { depth: number; checkpoints: number } & Record<string, number>;
   args: number[];
   publicSignals: string[];
+  groups: string[];
+}
+
+function table(): Instance[] {
+  return (JSON.parse(readFileSync("circuits/instances.json", "utf8")) as { instances: Instance[] }).instances;
+}
+
+export function instancesOf(predicate: string): Instance[] {
+  return table().filter((i) => i.predicate === predicate);
 }
 
 export function instance(name: string): Instance {
-  const table = JSON.parse(readFileSync("circuits/instances.json", "utf8")) as { instances: Instance[] };
-  const found = table.instances.find((i) => i.name === name);
+  const found = table().find((i) => i.name === name);
   if (!found) throw new Error(`no circuit instance ${name}`);
   return found;
 }

@@ -1,0 +1,27 @@
+pragma circom 2.1.0;
+
+// Values of the record encoding (sdk/encoding.ts) that circuits compare against.
+// test/circuits/constants.test.ts checks each against the TS definition.
+
+// Slot indices.
+function SLOT_KIND() { return 0; }
+function SLOT_TOOL() { return 1; }
+function SLOT_ARGS() { return 2; }
+function SLOT_ACTION() { return 3; }
+function SLOT_AUX() { return 4; }
+function SLOT_TARGET0() { return 5; }
+function SLOT_TARGET1() { return 6; }
+
+// Record kinds.
+function KIND_CALL() { return 1; }
+function KIND_BLOCKED() { return 2; }
+function KIND_AUTHORIZATION() { return 3; }
+function KIND_GRANT() { return 4; }
+function KIND_REVOKE() { return 5; }
+
+// stringToField("recipient") and stringToField("scope"): the tool slot of grant/revoke records.
+function NAMESPACE_RECIPIENT() { return 16442989934606971282186194775971978455572857852483389666760343175110997341426; }
+function NAMESPACE_SCOPE() { return 14572520759301579113647908730993830662264903139774567192681876989269284672836; }
+
+// Path witness width (sdk/paths.ts): ancestors a_0..a_PREFIX_DEPTH, then the full path hash.
+function PREFIX_DEPTH() { return 4; }

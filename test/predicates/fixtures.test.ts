@@ -1,0 +1,43 @@
+// Every predicate fixture: the TS oracle gives the expected verdict, and the
+// circuit (the predicate's 8-record instance, witness only) computes the same
+// outcome and refuses the other one.
+import { describe, expect, it } from "vitest";
+import { predicateById } from "../../sdk/predicates/index.js";
+import { claimInput } from "../../prover/witness.js";
+import { predicateFixtures } from "../helpers/fixtures.js";
+import { compileInstance, instancesOf } from "../helpers/instance.js";
+import { witnessFails, type TestCircuit } from "../helpers/circuit.js";
+
+const fixtures = predicateFixtures();
+const circuits = new Map<string, Promise<TestCircuit>>();
+
+describe.each([...new Set(fixtures.map((f) => f.predicate))])("%s fixtures", (predicate) => {
+  const def = predicateById(predicate);
+  const inst = instancesOf(predicate).find((i) => i.params.depth === 3);
+
+  for (const f of fixtures.filter((x) => x.predicate === predicate)) {
+    it(`${f.file}: ${f.description}`, async () => {
+      const theta = def.parseTheta(f.theta);
+      const verdict = def.evaluate(f.records, theta, f.profile);
+      expect({ violated: verdict.violated, seq: verdict.seq }).toEqual(f.expected);
+
+      if (!inst) throw new Error(`${predicate} has no depth-3 instance in circuits/instances.json`);
+      if (!circuits.has(inst.name)) circuits.set(inst.name, compileInstance(inst.name));
+      const circuit = await circuits.get(inst.name)!;
+      const { input } = claimInput({
+        records: f.records,
+        profile: f.profile,
+        sessionSecret: 99n,
+        checkpoints: [],
+        predicate: def,
+        theta,
+        context: 1n,
+        shape: { depth: inst.params.depth, checkpoints: inst.params.checkpoints },
+      });
+      const w = await circuit.witness(input);
+      expect(w[circuit.signals.get("outcome")!]).toBe(verdict.violated ? 1n : 0n);
+      expect(circuit.firstUnsatisfied(w)).toBe(-1);
+      expect(await witnessFails(circuit, { ...input, outcome: verdict.violated ? "0" : "1" })).toBe(true);
+    });
+  }
+});
