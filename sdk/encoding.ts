@@ -9,6 +9,7 @@
 //   2 args    keccak(args) >> 3       argsHash >> 3                0
 //   3 action  H(actionId) or 0        H(actionId)                  0
 //   4 aux     amount + 1, 0 if none   decision+4*authority+16*scope 0
+//             or malformed
 //   5 t0      H(first target) or 0    H(policyId) or 0             H(value); scope: prefixHash
 //             or pathDigest(path)
 //   6 t1      H(second target) or 0   0                            0
@@ -68,16 +69,33 @@ export function callPath(call: CallRecord, profile: EncodingProfile): string | u
   return typeof raw === "string" ? raw : MALFORMED_PATH_PREFIX + canonicalJson(raw);
 }
 
-/** The call's amount in minor units, or undefined when the profile reads none or it is absent. */
-export function callAmount(call: CallRecord, profile: EncodingProfile): bigint | undefined {
+/**
+ * The call's amount in minor units; undefined when the profile reads none or it
+ * is absent; "malformed" when it is not a whole number of minor units in
+ * [0, 2^64 - 2]. The slot encodes both of the last as 0 (absent), so predicates
+ * that need an amount fail closed; the recorder refuses malformed amounts outright.
+ */
+export function callAmount(call: CallRecord, profile: EncodingProfile): bigint | undefined | "malformed" {
   const spec = toolProfile(call, profile).amount;
   if (spec === undefined) return undefined;
   const raw = call.args[spec.key];
   if (raw === undefined || raw === null) return undefined;
   try {
     const amount = toMinorUnits(raw, spec.decimals, `record ${call.seq}: ${call.tool}.${spec.key}`);
-    if (amount > MAX_AMOUNT) throw new EncodingError(`record ${call.seq}: amount ${amount} exceeds 2^64 - 2`);
-    return amount;
+    return amount > MAX_AMOUNT ? "malformed" : amount;
+  } catch (e) {
+    if (e instanceof CanonicalJsonError) return "malformed";
+    throw e;
+  }
+}
+
+/** Throws the reason a call's amount is malformed; the recorder calls it before storing. */
+export function assertWellFormedAmount(call: CallRecord, profile: EncodingProfile): void {
+  const spec = toolProfile(call, profile).amount;
+  if (spec === undefined || callAmount(call, profile) !== "malformed") return;
+  try {
+    const amount = toMinorUnits(call.args[spec.key], spec.decimals, `record ${call.seq}: ${call.tool}.${spec.key}`);
+    throw new EncodingError(`record ${call.seq}: amount ${amount} exceeds 2^64 - 2 minor units`);
   } catch (e) {
     if (e instanceof CanonicalJsonError) throw new EncodingError(e.message);
     throw e;
@@ -111,7 +129,7 @@ export function encodeSlots(record: TraceRecord, profile: EncodingProfile): bigi
         stringToField(record.tool),
         argsHashField(record.args),
         opt(record.actionId),
-        amount === undefined ? 0n : amount + 1n,
+        typeof amount === "bigint" ? amount + 1n : 0n,
         path === undefined ? opt(t0) : pathDigest(path),
         opt(t1),
       ];

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import type { Address, Hex } from "viem";
 import type { EscrowClient, TxResult } from "./chain.js";
 import type { Json } from "./canonical.js";
-import { encodeRecord } from "./encoding.js";
+import { assertWellFormedAmount, encodeRecord } from "./encoding.js";
 import { FIELD_MODULUS } from "./hash.js";
 import { commitmentRoot } from "./merkle.js";
 import { parseProfile, type EncodingProfile } from "./profile.js";
@@ -59,6 +59,7 @@ export class Recorder {
   /** Encodes (which validates against the profile), stores, and only then acknowledges. */
   append(body: RecordBody): TraceRecord {
     const record = parseRecord({ ...body, seq: this.leaves.length, ts: Date.now() });
+    if (record.kind === "call") assertWellFormedAmount(record, this.profile);
     const { leaf } = encodeRecord(record, this.profile, this.secret);
     this.store.append(this.sessionId, record);
     this.leaves.push(leaf);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FIELD_MODULUS, hashVector, keccakToField, reduceBytes32, stringToField } from "../../sdk/hash.js";
-import { EncodingError, KIND, encodeSlots, MALFORMED_TARGET_PREFIX, SLOT } from "../../sdk/encoding.js";
+import { EncodingError, KIND, assertWellFormedAmount, encodeSlots, MALFORMED_TARGET_PREFIX, SLOT } from "../../sdk/encoding.js";
 import { commitmentRoot, prefixCommitment, treeHeight, zeroHash } from "../../sdk/merkle.js";
 import { parseProfile, profileHash, type EncodingProfile } from "../../sdk/profile.js";
 import { RecordError, parseRecord, type CallRecord } from "../../sdk/records.js";
@@ -63,7 +63,10 @@ describe("encodeSlots", () => {
   it("refuses unknown tools, too many targets and inexact amounts with clear errors", () => {
     expect(() => encodeSlots(call("rm_rf", {}), profile)).toThrow(/not in the encoding profile/);
     expect(() => encodeSlots(call("send_email", { to: ["a", "b", "c"] }), profile)).toThrow(EncodingError);
-    expect(() => encodeSlots(call("pay", { merchant: "m", amount: 0.001 }), profile)).toThrow(/decimal places/);
+    // An inexact amount is encoded as absent, so amount predicates fail closed on it.
+    expect(encodeSlots(call("pay", { merchant: "m", amount: 0.001 }), profile)[SLOT.aux]).toBe(0n);
+    expect(() => assertWellFormedAmount(call("pay", { merchant: "m", amount: 0.001 }), profile)).toThrow(/decimal places/);
+    expect(() => assertWellFormedAmount(call("pay", { merchant: "m", amount: "200000000000000000" }), profile)).toThrow(/2\^64/);
   });
 
   it("hashes the same args the same whatever their key order", () => {
