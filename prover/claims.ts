@@ -33,19 +33,25 @@ export interface ClaimAnswer {
 /** Everything the proof needs, checked against the chain; throws before any transaction. */
 export async function prepareClaim(store: TraceStore, escrow: EscrowClient, claimId: bigint) {
   const claim = await escrow.claim(claimId);
-  if (claim.status !== ClaimStatus.Open) throw new ClaimError(`claim ${claimId} is not open (status ${ClaimStatus[claim.status]})`);
+  if (claim.status !== ClaimStatus.Open)
+    throw new ClaimError(`claim ${claimId} is not open (status ${ClaimStatus[claim.status]})`);
   const { sessionId, promiseId } = claim;
   const onChain = await escrow.session(sessionId);
-  if (!onChain.closed) throw new ClaimError(`session ${sessionId} has no final commitment yet; it cannot be proven`);
+  if (!onChain.closed)
+    throw new ClaimError(`session ${sessionId} has no final commitment yet; it cannot be proven`);
 
   const stored = store.session(sessionId);
   if (!stored) throw new TraceMismatchError(`session ${sessionId} is not in the trace store`);
   if (stored.profileHash !== onChain.profileHash) {
-    throw new TraceMismatchError(`session ${sessionId}: stored encoding profile hash differs from the one committed on-chain`);
+    throw new TraceMismatchError(
+      `session ${sessionId}: stored encoding profile hash differs from the one committed on-chain`,
+    );
   }
   const all = store.records(sessionId);
   if (all.length < onChain.finalN) {
-    throw new TraceMismatchError(`session ${sessionId}: the store holds ${all.length} records, the final commitment ${onChain.finalN}`);
+    throw new TraceMismatchError(
+      `session ${sessionId}: the store holds ${all.length} records, the final commitment ${onChain.finalN}`,
+    );
   }
   const records = all.slice(0, onChain.finalN);
   const leaves = records.map((r) => encodeRecord(r, stored.profile, stored.secret).leaf);
@@ -53,7 +59,9 @@ export async function prepareClaim(store: TraceStore, escrow: EscrowClient, clai
   const checkpoints = (await escrow.checkpointsOf(sessionId)).map(({ n, root }) => ({ n, root }));
   for (const [i, c] of checkpoints.entries()) {
     if (c.n > leaves.length) {
-      throw new TraceMismatchError(`session ${sessionId}: checkpoint ${i} covers ${c.n} records, the final commitment only ${leaves.length}`);
+      throw new TraceMismatchError(
+        `session ${sessionId}: checkpoint ${i} covers ${c.n} records, the final commitment only ${leaves.length}`,
+      );
     }
     const mine = prefixCommitment(leaves, c.n);
     if (mine !== c.root) {
@@ -63,7 +71,9 @@ export async function prepareClaim(store: TraceStore, escrow: EscrowClient, clai
     }
   }
   if (accumulate(checkpoints) !== onChain.acc) {
-    throw new TraceMismatchError(`session ${sessionId}: the on-chain checkpoint accumulator does not match its Checkpointed events`);
+    throw new TraceMismatchError(
+      `session ${sessionId}: the on-chain checkpoint accumulator does not match its Checkpointed events`,
+    );
   }
   const finalRoot = commitmentRoot(leaves);
   if (finalRoot !== onChain.finalRoot) {
@@ -77,7 +87,9 @@ export async function prepareClaim(store: TraceStore, escrow: EscrowClient, clai
   if (!storedPromise) throw new ClaimError(`promise ${promiseId} (its θ) is not in the trace store`);
   const predicate = PREDICATES[storedPromise.predicate];
   if (!predicate || predicate.code !== promise.predicateId) {
-    throw new ClaimError(`promise ${promiseId}: predicate ${storedPromise.predicate} does not match on-chain id ${promise.predicateId}`);
+    throw new ClaimError(
+      `promise ${promiseId}: predicate ${storedPromise.predicate} does not match on-chain id ${promise.predicateId}`,
+    );
   }
   const theta = predicate.parseTheta(storedPromise.theta);
   if (paramsHashOf(predicate, theta) !== promise.paramsHash) {
@@ -99,16 +111,30 @@ export async function prepareClaim(store: TraceStore, escrow: EscrowClient, clai
   return { claim, artifacts, input, verdict };
 }
 
-export async function answerClaim(store: TraceStore, escrow: EscrowClient, claimId: bigint): Promise<ClaimAnswer> {
+export async function answerClaim(
+  store: TraceStore,
+  escrow: EscrowClient,
+  claimId: bigint,
+): Promise<ClaimAnswer> {
   const { artifacts, input, verdict } = await prepareClaim(store, escrow, claimId);
   const proof = await prove(artifacts, input);
-  if (!(await verifyLocally(artifacts, proof))) throw new ClaimError(`claim ${claimId}: the proof does not verify locally`);
+  if (!(await verifyLocally(artifacts, proof)))
+    throw new ClaimError(`claim ${claimId}: the proof does not verify locally`);
   const expected = await escrow.publicInputs(claimId, verdict.violated);
   if (expected.some((x, i) => x !== proof.publicSignals[i])) {
-    throw new ClaimError(`claim ${claimId}: the proof's public inputs differ from what the escrow will rebuild`);
+    throw new ClaimError(
+      `claim ${claimId}: the proof's public inputs differ from what the escrow will rebuild`,
+    );
   }
   const tx = await escrow.settle(claimId, proof.words, verdict.violated);
-  return { claimId, verdict, circuit: artifacts.name, proveSeconds: proof.proveSeconds, settleGas: tx.gasUsed, txHash: tx.txHash };
+  return {
+    claimId,
+    verdict,
+    circuit: artifacts.name,
+    proveSeconds: proof.proveSeconds,
+    settleGas: tx.gasUsed,
+    txHash: tx.txHash,
+  };
 }
 
 /** The smallest built circuit of this predicate that holds the trace and its checkpoints. */
@@ -119,7 +145,9 @@ function pickCircuit(predicate: string, records: number, checkpoints: number) {
     .filter((c) => 2 ** c.depth >= records && c.checkpoints >= checkpoints)
     .sort((a, b) => a.depth - b.depth);
   if (!fits.length) {
-    throw new ClaimError(`no ${predicate} circuit holds ${records} records and ${checkpoints} checkpoints; build a larger instance`);
+    throw new ClaimError(
+      `no ${predicate} circuit holds ${records} records and ${checkpoints} checkpoints; build a larger instance`,
+    );
   }
   return fits[0];
 }

@@ -2,7 +2,14 @@
 // circuit (from the manifest), and the Escrow; and registers promises against it
 // with the verifier set of their predicate, which the escrow then snapshots.
 import type { Address } from "viem";
-import { EscrowClient, deployContract, deployEscrow, deployPoseidon3, type ChainHandle, type Wallet } from "../sdk/chain.js";
+import {
+  EscrowClient,
+  deployContract,
+  deployEscrow,
+  deployPoseidon3,
+  type ChainHandle,
+  type Wallet,
+} from "../sdk/chain.js";
 import { paramsHashOf, predicateById } from "../sdk/predicates/index.js";
 import { profileHash, type EncodingProfile } from "../sdk/profile.js";
 import type { TraceStore } from "../sdk/store.js";
@@ -62,12 +69,20 @@ export interface PromiseSpec {
 }
 
 /** Registers a promise from `escrow`'s account and keeps its θ in the provider's store. */
-export async function registerPromise(deployment: Deployment, escrow: EscrowClient, store: TraceStore, spec: PromiseSpec) {
+export async function registerPromise(
+  deployment: Deployment,
+  escrow: EscrowClient,
+  store: TraceStore,
+  spec: PromiseSpec,
+) {
   const predicate = predicateById(spec.predicate);
   const theta = predicate.parseTheta(spec.theta);
   predicate.checkProfile(theta, spec.profile);
-  const set = deployment.verifiers.filter((v) => v.predicate === predicate.id).sort((a, b) => a.capacity - b.capacity);
-  if (!set.length) throw new Error(`no verifier deployed for ${predicate.id}; build its circuits with \`npm run setup\``);
+  const set = deployment.verifiers
+    .filter((v) => v.predicate === predicate.id)
+    .sort((a, b) => a.capacity - b.capacity);
+  if (!set.length)
+    throw new Error(`no verifier deployed for ${predicate.id}; build its circuits with \`npm run setup\``);
   const paramsHash = paramsHashOf(predicate, theta);
   const tx = await escrow.registerPromise({
     predicateId: predicate.code,

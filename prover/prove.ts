@@ -27,7 +27,12 @@ export async function prove(artifacts: CircuitArtifacts, input: CircuitInput): P
     throw new ProofError(`${artifacts.name}: no witness satisfies the circuit (${firstLine(e)})`);
   }
   const proveSeconds = (performance.now() - started) / 1000;
-  return { proof: out.proof, publicSignals: out.publicSignals.map(BigInt), words: evmWords(out.proof), proveSeconds };
+  return {
+    proof: out.proof,
+    publicSignals: out.publicSignals.map(BigInt),
+    words: evmWords(out.proof),
+    proveSeconds,
+  };
 }
 
 export async function verifyLocally(artifacts: CircuitArtifacts, result: ProofResult): Promise<boolean> {

@@ -26,7 +26,11 @@ export class WitnessError extends Error {
 
 export type CircuitInput = Record<string, string | string[] | string[][]>;
 
-export function traceInput(records: readonly EncodedRecord[], checkpoints: readonly Checkpoint[], shape: TraceShape): CircuitInput {
+export function traceInput(
+  records: readonly EncodedRecord[],
+  checkpoints: readonly Checkpoint[],
+  shape: TraceShape,
+): CircuitInput {
   const capacity = 2 ** shape.depth;
   if (records.length > capacity) {
     throw new WitnessError(`${records.length} records exceed this circuit's capacity of ${capacity}`);

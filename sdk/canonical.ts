@@ -22,7 +22,9 @@ function write(value: unknown, path: string): string {
       return JSON.stringify(value);
     case "number":
       if (!Number.isFinite(value)) {
-        throw new CanonicalJsonError(`${path}: ${value} is not representable in JSON (NaN and Infinity are refused)`);
+        throw new CanonicalJsonError(
+          `${path}: ${value} is not representable in JSON (NaN and Infinity are refused)`,
+        );
       }
       if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
         throw new CanonicalJsonError(
@@ -70,7 +72,9 @@ export function toMinorUnits(value: unknown, decimals: number, what = "amount"):
   } else if (typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value)) {
     text = value;
   } else {
-    throw new CanonicalJsonError(`${what}: expected a number or a decimal string, got ${JSON.stringify(value)}`);
+    throw new CanonicalJsonError(
+      `${what}: expected a number or a decimal string, got ${JSON.stringify(value)}`,
+    );
   }
   const negative = text.startsWith("-");
   const [whole, frac = ""] = (negative ? text.slice(1) : text).split(".");
@@ -80,7 +84,8 @@ export function toMinorUnits(value: unknown, decimals: number, what = "amount"):
       `${what}: ${text} has more than ${decimals} decimal places and is not a whole number of minor units`,
     );
   }
-  if (negative && /[1-9]/.test(whole + fracTrimmed)) throw new CanonicalJsonError(`${what}: ${text} is negative`);
+  if (negative && /[1-9]/.test(whole + fracTrimmed))
+    throw new CanonicalJsonError(`${what}: ${text} is negative`);
   return BigInt(whole + fracTrimmed.padEnd(decimals, "0"));
 }
 

@@ -94,7 +94,11 @@ export function assertWellFormedAmount(call: CallRecord, profile: EncodingProfil
   const spec = toolProfile(call, profile).amount;
   if (spec === undefined || callAmount(call, profile) !== "malformed") return;
   try {
-    const amount = toMinorUnits(call.args[spec.key], spec.decimals, `record ${call.seq}: ${call.tool}.${spec.key}`);
+    const amount = toMinorUnits(
+      call.args[spec.key],
+      spec.decimals,
+      `record ${call.seq}: ${call.tool}.${spec.key}`,
+    );
     throw new EncodingError(`record ${call.seq}: amount ${amount} exceeds 2^64 - 2 minor units`);
   } catch (e) {
     if (e instanceof CanonicalJsonError) throw new EncodingError(e.message);
@@ -105,7 +109,9 @@ export function assertWellFormedAmount(call: CallRecord, profile: EncodingProfil
 function toolProfile(call: CallRecord, profile: EncodingProfile) {
   const spec = profile.tools[call.tool];
   if (!spec) {
-    throw new EncodingError(`record ${call.seq}: tool "${call.tool}" is not in the encoding profile; add it first`);
+    throw new EncodingError(
+      `record ${call.seq}: tool "${call.tool}" is not in the encoding profile; add it first`,
+    );
   }
   return spec;
 }
@@ -140,7 +146,9 @@ export function encodeSlots(record: TraceRecord, profile: EncodingProfile): bigi
         stringToField(record.tool),
         reduceBytes32(record.argsHash),
         stringToField(record.actionId),
-        code(DECISIONS, record.decision) + 4n * code(AUTHORITIES, record.authority) + 16n * code(SCOPES, record.scope),
+        code(DECISIONS, record.decision) +
+          4n * code(AUTHORITIES, record.authority) +
+          16n * code(SCOPES, record.scope),
         opt(record.policyId),
         0n,
       ];
@@ -163,7 +171,8 @@ export function recordSalt(sessionSecret: bigint, seq: number): bigint {
 }
 
 export function leafHash(slots: readonly bigint[], salt: bigint): bigint {
-  if (slots.length !== SLOT_COUNT) throw new EncodingError(`expected ${SLOT_COUNT} slots, got ${slots.length}`);
+  if (slots.length !== SLOT_COUNT)
+    throw new EncodingError(`expected ${SLOT_COUNT} slots, got ${slots.length}`);
   return poseidon([...slots, salt]);
 }
 
@@ -174,7 +183,11 @@ export interface EncodedRecord {
   leaf: bigint;
 }
 
-export function encodeRecord(record: TraceRecord, profile: EncodingProfile, sessionSecret: bigint): EncodedRecord {
+export function encodeRecord(
+  record: TraceRecord,
+  profile: EncodingProfile,
+  sessionSecret: bigint,
+): EncodedRecord {
   const slots = encodeSlots(record, profile);
   const salt = recordSalt(sessionSecret, record.seq);
   return { seq: record.seq, slots, salt, leaf: leafHash(slots, salt) };

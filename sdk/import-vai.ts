@@ -13,7 +13,8 @@ export interface ImportedTrace {
   sessionId: string | undefined;
 }
 
-const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+const isObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === "object" && x !== null && !Array.isArray(x);
 
 export function importVaiJsonl(text: string): ImportedTrace {
   const lines = text.split("\n").filter((l) => l.trim().length > 0);
@@ -26,7 +27,8 @@ export function importVaiJsonl(text: string): ImportedTrace {
   });
   const sorted = raw
     .map((r, i) => {
-      if (!isObject(r) || !Number.isSafeInteger(r.seq)) throw new RecordError(`VAI trace line ${i + 1}: missing integer seq`);
+      if (!isObject(r) || !Number.isSafeInteger(r.seq))
+        throw new RecordError(`VAI trace line ${i + 1}: missing integer seq`);
       return r;
     })
     .sort((a, b) => (a.seq as number) - (b.seq as number));
@@ -34,7 +36,11 @@ export function importVaiJsonl(text: string): ImportedTrace {
     if (i > 0 && r.seq === sorted[i - 1].seq) throw new RecordError(`VAI trace: seq ${r.seq} appears twice`);
   });
   const records = sorted.map((r, seq) => convert(r, seq));
-  return { records, vaiSeq: sorted.map((r) => r.seq as number), sessionId: sorted[0]?.session_id as string | undefined };
+  return {
+    records,
+    vaiSeq: sorted.map((r) => r.seq as number),
+    sessionId: sorted[0]?.session_id as string | undefined,
+  };
 }
 
 function convert(r: Record<string, unknown>, seq: number): TraceRecord {

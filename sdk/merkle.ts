@@ -21,7 +21,8 @@ export function treeHeight(n: number): number {
 
 /** Every level of a zero-padded tree of the given height, leaves first. */
 export function treeLevels(leaves: readonly bigint[], height: number): bigint[][] {
-  if (leaves.length > 2 ** height) throw new RangeError(`${leaves.length} leaves do not fit a tree of height ${height}`);
+  if (leaves.length > 2 ** height)
+    throw new RangeError(`${leaves.length} leaves do not fit a tree of height ${height}`);
   const levels: bigint[][] = [[...leaves]];
   for (let l = 0; l < height; l++) {
     const below = levels[l];
@@ -42,6 +43,7 @@ export function commitmentRoot(leaves: readonly bigint[]): bigint {
 
 /** The commitment a checkpoint of the first n records carries. */
 export function prefixCommitment(leaves: readonly bigint[], n: number): bigint {
-  if (!Number.isInteger(n) || n < 0 || n > leaves.length) throw new RangeError(`prefix ${n} out of 0..${leaves.length}`);
+  if (!Number.isInteger(n) || n < 0 || n > leaves.length)
+    throw new RangeError(`prefix ${n} out of 0..${leaves.length}`);
   return commitmentRoot(leaves.slice(0, n));
 }

@@ -68,7 +68,9 @@ export function prefixHash(prefix: string): bigint {
   const p = normalisePath(prefix);
   if (!p.absolute) throw new PathError(`scope prefix "${prefix}" must be absolute`);
   if (p.segments.length > PREFIX_DEPTH) {
-    throw new PathError(`scope prefix "${prefix}" has ${p.segments.length} segments; circuits check at most ${PREFIX_DEPTH}`);
+    throw new PathError(
+      `scope prefix "${prefix}" has ${p.segments.length} segments; circuits check at most ${PREFIX_DEPTH}`,
+    );
   }
   return cumulativeHashes(p)[p.segments.length];
 }
@@ -77,5 +79,9 @@ export function prefixHash(prefix: string): bigint {
 export function isUnder(path: string, prefix: string): boolean {
   const p = normalisePath(path);
   const q = normalisePath(prefix);
-  return p.absolute === q.absolute && q.segments.length <= p.segments.length && q.segments.every((s, i) => p.segments[i] === s);
+  return (
+    p.absolute === q.absolute &&
+    q.segments.length <= p.segments.length &&
+    q.segments.every((s, i) => p.segments[i] === s)
+  );
 }

@@ -30,7 +30,8 @@ export function parseProfile(x: unknown): EncodingProfile {
   if (typeof x !== "object" || x === null) fail("must be a JSON object");
   const p = x as Record<string, unknown>;
   if (p.version !== 1) fail(`version must be 1, got ${JSON.stringify(p.version)}`);
-  if (typeof p.tools !== "object" || p.tools === null || Array.isArray(p.tools)) fail("tools must be an object");
+  if (typeof p.tools !== "object" || p.tools === null || Array.isArray(p.tools))
+    fail("tools must be an object");
   const tools: EncodingProfile["tools"] = {};
   for (const [name, spec] of Object.entries(p.tools as object)) {
     if (name.length === 0) fail("a tool name is empty");

@@ -14,7 +14,11 @@ import { parseRecord, type TraceRecord } from "./records.js";
 import type { TraceStore } from "./store.js";
 
 /** A record as the agent describes it; the recorder assigns seq and ts. */
-export type RecordBody = TraceRecord extends infer R ? (R extends TraceRecord ? Omit<R, "seq" | "ts"> : never) : never;
+export type RecordBody = TraceRecord extends infer R
+  ? R extends TraceRecord
+    ? Omit<R, "seq" | "ts">
+    : never
+  : never;
 
 export function randomSecret(): bigint {
   return BigInt(`0x${randomBytes(32).toString("hex")}`) % FIELD_MODULUS;
@@ -67,13 +71,24 @@ export class Recorder {
   }
 
   /** Records a tool call around running it: the result, or the error, which is re-thrown. */
-  async call<T extends Json>(tool: string, args: { [k: string]: Json }, run: () => Promise<T>, actionId?: string): Promise<T> {
+  async call<T extends Json>(
+    tool: string,
+    args: { [k: string]: Json },
+    run: () => Promise<T>,
+    actionId?: string,
+  ): Promise<T> {
     try {
       const result = await run();
       this.append({ kind: "call", tool, args, result, ...(actionId ? { actionId } : {}) });
       return result;
     } catch (e) {
-      this.append({ kind: "call", tool, args, error: String((e as Error)?.message ?? e), ...(actionId ? { actionId } : {}) });
+      this.append({
+        kind: "call",
+        tool,
+        args,
+        error: String((e as Error)?.message ?? e),
+        ...(actionId ? { actionId } : {}),
+      });
       throw e;
     }
   }

@@ -57,7 +57,11 @@ function need<T>(ok: boolean, value: T, message: string): T {
 }
 
 function oneOf<T extends string>(list: readonly T[], x: unknown, what: string): T {
-  return need(list.includes(x as T), x as T, `${what} must be one of ${list.join(", ")}; got ${JSON.stringify(x)}`);
+  return need(
+    list.includes(x as T),
+    x as T,
+    `${what} must be one of ${list.join(", ")}; got ${JSON.stringify(x)}`,
+  );
 }
 
 function text(x: unknown, what: string, optional = false): string | undefined {
@@ -71,9 +75,17 @@ function text(x: unknown, what: string, optional = false): string | undefined {
  */
 export function parseRecord(x: unknown): TraceRecord {
   if (!isObject(x)) throw new RecordError("a record must be a JSON object");
-  const seq = need(Number.isSafeInteger(x.seq) && (x.seq as number) >= 0, x.seq as number, "seq must be an integer >= 0");
+  const seq = need(
+    Number.isSafeInteger(x.seq) && (x.seq as number) >= 0,
+    x.seq as number,
+    "seq must be an integer >= 0",
+  );
   const where = `record ${seq}`;
-  const ts = need(Number.isSafeInteger(x.ts) && (x.ts as number) >= 0, x.ts as number, `${where}: ts must be integer ms`);
+  const ts = need(
+    Number.isSafeInteger(x.ts) && (x.ts as number) >= 0,
+    x.ts as number,
+    `${where}: ts must be integer ms`,
+  );
   try {
     canonicalJson(x);
   } catch (e) {
@@ -83,11 +95,22 @@ export function parseRecord(x: unknown): TraceRecord {
   switch (x.kind) {
     case "call": {
       need(isObject(x.args), 0, `${where}: args must be a JSON object`);
-      const call: CallRecord = { kind: "call", seq, ts, tool: text(x.tool, `${where}: tool`)!, args: x.args as CallRecord["args"] };
+      const call: CallRecord = {
+        kind: "call",
+        seq,
+        ts,
+        tool: text(x.tool, `${where}: tool`)!,
+        args: x.args as CallRecord["args"],
+      };
       if (x.result !== undefined) call.result = x.result as Json;
       if (x.error !== undefined) call.error = text(x.error, `${where}: error`);
       if (x.actionId !== undefined) call.actionId = text(x.actionId, `${where}: actionId`);
-      if (x.blocked !== undefined) call.blocked = need(typeof x.blocked === "boolean", x.blocked as boolean, `${where}: blocked must be boolean`);
+      if (x.blocked !== undefined)
+        call.blocked = need(
+          typeof x.blocked === "boolean",
+          x.blocked as boolean,
+          `${where}: blocked must be boolean`,
+        );
       return call;
     }
     case "authorization": {
@@ -121,7 +144,9 @@ export function parseRecord(x: unknown): TraceRecord {
         value: text(x.value, `${where}: value`)!,
       };
     default:
-      throw new RecordError(`${where}: kind must be call, authorization, grant or revoke; got ${JSON.stringify(x.kind)}`);
+      throw new RecordError(
+        `${where}: kind must be call, authorization, grant or revoke; got ${JSON.stringify(x.kind)}`,
+      );
   }
 }
 
@@ -133,6 +158,7 @@ export function recordBytes(record: TraceRecord): string {
 /** Records must be exactly seq 0, 1, 2, ... */
 export function checkContiguous(records: readonly TraceRecord[]): void {
   records.forEach((r, i) => {
-    if (r.seq !== i) throw new RecordError(`records must run contiguously from seq 0; position ${i} holds seq ${r.seq}`);
+    if (r.seq !== i)
+      throw new RecordError(`records must run contiguously from seq 0; position ${i} holds seq ${r.seq}`);
   });
 }

@@ -107,11 +107,11 @@ export class TraceStore {
       created_at: s.createdAt ?? Date.now(),
     };
     const existing = this.db.prepare("SELECT * FROM sessions WHERE session_id = ?").get(row.session_id) as
-      | typeof row
-      | undefined;
+      typeof row | undefined;
     if (existing) {
       const same = (["secret", "profile", "user"] as const).every((k) => existing[k] === row[k]);
-      if (!same) throw new StoreConflictError(`session ${row.session_id} already exists with other parameters`);
+      if (!same)
+        throw new StoreConflictError(`session ${row.session_id} already exists with other parameters`);
     } else {
       this.db
         .prepare(
@@ -123,9 +123,9 @@ export class TraceStore {
   }
 
   session(sessionId: string): StoredSession | undefined {
-    const row = this.db.prepare("SELECT * FROM sessions WHERE session_id = ?").get(sessionId.toLowerCase()) as
-      | Record<string, string | number>
-      | undefined;
+    const row = this.db
+      .prepare("SELECT * FROM sessions WHERE session_id = ?")
+      .get(sessionId.toLowerCase()) as Record<string, string | number> | undefined;
     if (!row) return undefined;
     return {
       sessionId: row.session_id as `0x${string}`,
@@ -148,20 +148,24 @@ export class TraceStore {
       if (!this.db.prepare("SELECT 1 FROM sessions WHERE session_id = ?").get(id)) {
         throw new StoreError(`unknown session ${id}; create it before appending`);
       }
-      const existing = this.db.prepare("SELECT body FROM records WHERE session_id = ? AND seq = ?").get(id, record.seq) as
-        | { body: string }
-        | undefined;
+      const existing = this.db
+        .prepare("SELECT body FROM records WHERE session_id = ? AND seq = ?")
+        .get(id, record.seq) as { body: string } | undefined;
       if (existing) {
         if (existing.body === body) return "duplicate" as const;
         throw new StoreConflictError(
           `session ${id} seq ${record.seq} is already stored with other content; records are never overwritten`,
         );
       }
-      const { next } = this.db.prepare("SELECT COUNT(*) AS next FROM records WHERE session_id = ?").get(id) as {
+      const { next } = this.db
+        .prepare("SELECT COUNT(*) AS next FROM records WHERE session_id = ?")
+        .get(id) as {
         next: number;
       };
       if (record.seq !== next) throw new StoreError(`session ${id}: expected seq ${next}, got ${record.seq}`);
-      this.db.prepare("INSERT INTO records (session_id, seq, body) VALUES (?, ?, ?)").run(id, record.seq, body);
+      this.db
+        .prepare("INSERT INTO records (session_id, seq, body) VALUES (?, ?, ?)")
+        .run(id, record.seq, body);
       return "inserted" as const;
     })();
   }
@@ -179,10 +183,13 @@ export class TraceStore {
       .prepare("SELECT root FROM checkpoints WHERE session_id = ? AND n = ? AND final = ?")
       .get(id, c.n, c.final ? 1 : 0) as { root: string } | undefined;
     if (existing) {
-      if (BigInt(existing.root) !== c.root) throw new StoreConflictError(`checkpoint ${c.n} of ${id} differs from the stored one`);
+      if (BigInt(existing.root) !== c.root)
+        throw new StoreConflictError(`checkpoint ${c.n} of ${id} differs from the stored one`);
       return;
     }
-    this.db.prepare("INSERT INTO checkpoints VALUES (?, ?, ?, ?)").run(id, c.n, c.root.toString(), c.final ? 1 : 0);
+    this.db
+      .prepare("INSERT INTO checkpoints VALUES (?, ?, ?, ?)")
+      .run(id, c.n, c.root.toString(), c.final ? 1 : 0);
   }
 
   checkpoints(sessionId: string): StoredCheckpoint[] {
@@ -195,8 +202,7 @@ export class TraceStore {
   putPromise(p: StoredPromise): void {
     const row = [p.promiseId.toString(), p.predicate, canonicalJson(p.theta), p.paramsHash.toString()];
     const existing = this.db.prepare("SELECT * FROM promises WHERE promise_id = ?").get(row[0]) as
-      | Record<string, string>
-      | undefined;
+      Record<string, string> | undefined;
     if (existing) {
       if (existing.theta !== row[2] || existing.predicate !== row[1]) {
         throw new StoreConflictError(`promise ${row[0]} is already stored with other θ`);
@@ -208,8 +214,7 @@ export class TraceStore {
 
   promise(promiseId: bigint): StoredPromise | undefined {
     const row = this.db.prepare("SELECT * FROM promises WHERE promise_id = ?").get(promiseId.toString()) as
-      | Record<string, string>
-      | undefined;
+      Record<string, string> | undefined;
     if (!row) return undefined;
     return {
       promiseId: BigInt(row.promise_id),

@@ -19,6 +19,11 @@ export interface PredicateDefinition<Theta> {
   /** Fixed θ sizes every circuit of this predicate is built with. */
   caps: Record<string, number>;
   parseTheta(x: unknown): Theta;
+  /**
+   * The encoding-profile entries that raw promise parameters imply, e.g. VAI's
+   * `recipient_key`, so a trace recorded without a zkVAI profile can be encoded.
+   */
+  profileHints?(rawParams: unknown, theta: Theta): EncodingProfile["tools"];
   /** Refuses θ that the profile cannot serve (e.g. a tool whose target it does not read). */
   checkProfile(theta: Theta, profile: EncodingProfile): void;
   thetaVector(theta: Theta): bigint[];
@@ -30,7 +35,11 @@ export interface PredicateDefinition<Theta> {
    * slots (e.g. AAP-2's path ancestors). Each array has `capacity` rows; rows past
    * the trace are padding the circuit ignores.
    */
-  recordInputs?(records: readonly TraceRecord[], profile: EncodingProfile, capacity: number): Record<string, string[][]>;
+  recordInputs?(
+    records: readonly TraceRecord[],
+    profile: EncodingProfile,
+    capacity: number,
+  ): Record<string, string[][]>;
 }
 
 export class ThetaError extends Error {

@@ -13,13 +13,24 @@ const constant = (name: string) => {
 
 it("slot indices, kinds, namespaces and path width equal the TS encoding", () => {
   for (const [name, index] of Object.entries(SLOT)) {
-    const circom = { kind: "KIND", tool: "TOOL", args: "ARGS", action: "ACTION", aux: "AUX", target0: "TARGET0", target1: "TARGET1" }[name]!;
+    const circom = {
+      kind: "KIND",
+      tool: "TOOL",
+      args: "ARGS",
+      action: "ACTION",
+      aux: "AUX",
+      target0: "TARGET0",
+      target1: "TARGET1",
+    }[name]!;
     expect(constant(`SLOT_${circom}`), name).toBe(BigInt(index));
   }
   expect(constant("SLOT_TARGET1") + 1n).toBe(BigInt(SLOT_COUNT));
-  for (const [name, code] of Object.entries(KIND)) expect(constant(`KIND_${name.toUpperCase()}`), name).toBe(code);
+  for (const [name, code] of Object.entries(KIND))
+    expect(constant(`KIND_${name.toUpperCase()}`), name).toBe(code);
   expect(constant("NAMESPACE_RECIPIENT")).toBe(stringToField("recipient"));
   expect(constant("NAMESPACE_SCOPE")).toBe(stringToField("scope"));
   expect(constant("PREFIX_DEPTH")).toBe(BigInt(PREFIX_DEPTH));
-  expect(readFileSync("circuits/gadgets/leaf.circom", "utf8")).toContain(`function slotCount() { return ${SLOT_COUNT}; }`);
+  expect(readFileSync("circuits/gadgets/leaf.circom", "utf8")).toContain(
+    `function slotCount() { return ${SLOT_COUNT}; }`,
+  );
 });

@@ -4,15 +4,24 @@ import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { hashVector, poseidon } from "../../sdk/hash.js";
 import { commitmentRoot, prefixCommitment, zeroHash } from "../../sdk/merkle.js";
-import { compileTestCircuit, forge, signalsMatching, witnessFails, type TestCircuit } from "../helpers/circuit.js";
+import {
+  compileTestCircuit,
+  forge,
+  signalsMatching,
+  witnessFails,
+  type TestCircuit,
+} from "../helpers/circuit.js";
 
-const leafValues = (count: number, seed = 1n) => Array.from({ length: count }, (_, i) => poseidon([seed, BigInt(i)]));
+const leafValues = (count: number, seed = 1n) =>
+  Array.from({ length: count }, (_, i) => poseidon([seed, BigInt(i)]));
 const signal = (c: TestCircuit, w: bigint[], name: string) => w[c.signals.get(name)!];
 
 describe("zero-subtree constants", () => {
   it("every zeroHash(l) in zeros.circom equals the TS tree's", () => {
     const text = readFileSync("circuits/gadgets/zeros.circom", "utf8");
-    const found = [...text.matchAll(/level == (\d+)\) return (\d+);/g)].map((m) => [Number(m[1]), BigInt(m[2])] as const);
+    const found = [...text.matchAll(/level == (\d+)\) return (\d+);/g)].map(
+      (m) => [Number(m[1]), BigInt(m[2])] as const,
+    );
     expect(found).toHaveLength(25);
     for (const [level, value] of found) expect(value, `level ${level}`).toBe(zeroHash(level));
   });
@@ -21,7 +30,11 @@ describe("zero-subtree constants", () => {
 describe("HashVector", () => {
   for (const L of [1, 16, 17, 31, 32]) {
     it(`matches sdk hashVector at length ${L}`, async () => {
-      const c = await compileTestCircuit(`hashvector${L}`, ["circuits/gadgets/hash.circom"], `component main = HashVector(${L});`);
+      const c = await compileTestCircuit(
+        `hashvector${L}`,
+        ["circuits/gadgets/hash.circom"],
+        `component main = HashVector(${L});`,
+      );
       const v = Array.from({ length: L }, (_, i) => BigInt(i * 7 + 3));
       const w = await c.witness({ in: v.map(String) });
       expect(signal(c, w, "out")).toBe(hashVector(v));
@@ -57,7 +70,11 @@ describe("RecordLeaf", () => {
 describe("PrefixMask (capacity 8)", () => {
   let c: TestCircuit;
   beforeAll(async () => {
-    c = await compileTestCircuit("mask", ["circuits/gadgets/merkle.circom"], "component main {public [n]} = PrefixMask(3);");
+    c = await compileTestCircuit(
+      "mask",
+      ["circuits/gadgets/merkle.circom"],
+      "component main {public [n]} = PrefixMask(3);",
+    );
   });
 
   // N+1 booleanity checks and the index check; the sum check telescopes away under --O2.

@@ -38,7 +38,8 @@ async function session(label: string, steps: Step[], secret?: bigint): Promise<H
   const rec = await Recorder.open({ store, escrow, sessionId, user, profile: PROFILE, secret });
   for (const s of steps) {
     if ("checkpoint" in s) await rec.checkpoint();
-    else rec.append({ kind: "call", tool: s.tool, args: s.to === undefined ? {} : { to: s.to }, result: "ok" });
+    else
+      rec.append({ kind: "call", tool: s.tool, args: s.to === undefined ? {} : { to: s.to }, result: "ok" });
   }
   await rec.close();
   return sessionId;
@@ -51,7 +52,13 @@ beforeAll(async () => {
   asUser = escrow.as(chain.wallets[1]);
   user = chain.wallets[1].account.address;
   store = TraceStore.open(join(mkdtempSync(join(tmpdir(), "zkvai-e2e-")), "store.sqlite"));
-  const spec = { predicate: "AAP-4", theta: THETA, profile: PROFILE, payout: PAYOUT, reserve: parseEther("5") };
+  const spec = {
+    predicate: "AAP-4",
+    theta: THETA,
+    profile: PROFILE,
+    payout: PAYOUT,
+    reserve: parseEther("5"),
+  };
   promiseId = (await registerPromise(deployment, escrow, store, spec)).promiseId;
   // Same θ, same verifiers: only the context tells a proof for one from the other.
   twinPromiseId = (await registerPromise(deployment, escrow, store, spec)).promiseId;
@@ -64,7 +71,12 @@ afterAll(async () => {
 
 describe("settlement with real proofs", () => {
   it("a satisfied trace: the proof credits the bond to the provider", async () => {
-    const s = await session("ok", [{ tool: "read" }, { tool: "send_email", to: "alice@a.example" }, { checkpoint: true }, { tool: "send_email", to: ["bob@a.example", "alice@a.example"] }]);
+    const s = await session("ok", [
+      { tool: "read" },
+      { tool: "send_email", to: "alice@a.example" },
+      { checkpoint: true },
+      { tool: "send_email", to: ["bob@a.example", "alice@a.example"] },
+    ]);
     const { claimId } = await asUser.fileClaim(s, promiseId, BOND);
     const before = await escrow.credits(chain.wallets[0].account.address);
     const answer = await answerClaim(store, escrow, claimId);
@@ -74,7 +86,11 @@ describe("settlement with real proofs", () => {
   });
 
   it("a violated trace: the proof pays the user payout + bond and draws the reserve", async () => {
-    const s = await session("bad", [{ tool: "read" }, { checkpoint: true }, { tool: "send_email", to: ["bob@a.example", "eve@evil.example"] }]);
+    const s = await session("bad", [
+      { tool: "read" },
+      { checkpoint: true },
+      { tool: "send_email", to: ["bob@a.example", "eve@evil.example"] },
+    ]);
     const { claimId } = await asUser.fileClaim(s, promiseId, BOND);
     const reserve = (await escrow.promise(promiseId)).reserve;
     const before = await escrow.credits(user);
@@ -92,7 +108,11 @@ describe("settlement with real proofs", () => {
 });
 
 describe("a valid proof settles only its own claim", () => {
-  const steps: Step[] = [{ tool: "send_email", to: "alice@a.example" }, { checkpoint: true }, { tool: "read" }];
+  const steps: Step[] = [
+    { tool: "send_email", to: "alice@a.example" },
+    { checkpoint: true },
+    { tool: "read" },
+  ];
 
   it("is rejected for another session with the same records and secret, for another promise, and flipped", async () => {
     // Two sessions whose roots and accumulators are identical: only the context differs.
@@ -118,15 +138,26 @@ describe("a valid proof settles only its own claim", () => {
 
 describe("a trace altered after a checkpoint", () => {
   it("is refused by the prover's check, and no witness exists for it", async () => {
-    const s = await session("tamper", [{ tool: "send_email", to: "eve@evil.example" }, { checkpoint: true }, { tool: "read" }]);
+    const s = await session("tamper", [
+      { tool: "send_email", to: "eve@evil.example" },
+      { checkpoint: true },
+      { tool: "read" },
+    ]);
     const { claimId } = await asUser.fileClaim(s, promiseId, BOND);
 
     // The provider's store is append-only, so the dishonest provider keeps a second one.
     const forged = TraceStore.open(join(mkdtempSync(join(tmpdir(), "zkvai-forged-")), "store.sqlite"));
     const original = store.session(s)!;
-    forged.createSession({ sessionId: s, secret: original.secret, profile: original.profile, user: original.user });
+    forged.createSession({
+      sessionId: s,
+      secret: original.secret,
+      profile: original.profile,
+      user: original.user,
+    });
     const records = store.records(s);
-    const altered: TraceRecord[] = records.map((r) => (r.seq === 0 && r.kind === "call" ? { ...r, args: { to: "alice@a.example" } } : r));
+    const altered: TraceRecord[] = records.map((r) =>
+      r.seq === 0 && r.kind === "call" ? { ...r, args: { to: "alice@a.example" } } : r,
+    );
     for (const r of altered) forged.append(s, r);
     forged.putPromise(store.promise(promiseId)!);
     await expect(prepareClaim(forged, escrow, claimId)).rejects.toThrow(TraceMismatchError);

@@ -49,7 +49,11 @@ export function agentDojoCases(): AgentDojoCase[] {
       const pairs = mine.map((e) => {
         const p = promises.find((x) => x.promise_id === e.promise_id)!;
         for (const tool of p.egress_tools) profile.tools[tool] = { target: p.recipient_key };
-        return { promiseId: p.promise_id, theta: { outboundTools: p.egress_tools, allowlist: p.recipient_allowlist }, expected: e };
+        return {
+          promiseId: p.promise_id,
+          theta: { outboundTools: p.egress_tools, allowlist: p.recipient_allowlist },
+          expected: e,
+        };
       });
       return { caseId, trace, profile, pairs };
     });

@@ -3,7 +3,16 @@
 // ourselves, and forge witnesses by editing a named signal.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { readR1cs } from "r1csfile";
@@ -37,12 +46,14 @@ function circomSources(): string {
 /**
  * Compiles `component main ... = body` with the given includes (paths from the repo root).
  */
-export async function compileTestCircuit(name: string, includes: string[], mainLine: string): Promise<TestCircuit> {
-  const source = [
-    "pragma circom 2.1.0;",
-    ...includes.map((i) => `include "../../../${i}";`),
-    mainLine,
-  ].join("\n");
+export async function compileTestCircuit(
+  name: string,
+  includes: string[],
+  mainLine: string,
+): Promise<TestCircuit> {
+  const source = ["pragma circom 2.1.0;", ...includes.map((i) => `include "../../../${i}";`), mainLine].join(
+    "\n",
+  );
   const key = createHash("sha256").update(source).update(circomSources()).digest("hex").slice(0, 16);
   const dir = join(ROOT, "build", "test-circuits", `${name}-${key}`);
   if (!existsSync(join(dir, "done"))) {
@@ -53,10 +64,23 @@ export async function compileTestCircuit(name: string, includes: string[], mainL
     // Compiled inside dir.tmp, so the include prefix must reach the repo root from there too.
     execFileSync(
       join(ROOT, "node_modules/.bin/circom2"),
-      [join("build", "test-circuits", `${name}-${key}.tmp`, `${name}.circom`), "--r1cs", "--wasm", "--sym", "--O2", "-l", "node_modules", "-o", join("build", "test-circuits", `${name}-${key}.tmp`)],
+      [
+        join("build", "test-circuits", `${name}-${key}.tmp`, `${name}.circom`),
+        "--r1cs",
+        "--wasm",
+        "--sym",
+        "--O2",
+        "-l",
+        "node_modules",
+        "-o",
+        join("build", "test-circuits", `${name}-${key}.tmp`),
+      ],
       { cwd: ROOT, stdio: "pipe" },
     );
-    copyFileSync(join(tmp, `${name}_js`, "witness_calculator.js"), join(tmp, `${name}_js`, "witness_calculator.cjs"));
+    copyFileSync(
+      join(tmp, `${name}_js`, "witness_calculator.js"),
+      join(tmp, `${name}_js`, "witness_calculator.cjs"),
+    );
     writeFileSync(join(tmp, "done"), key);
     rmSync(dir, { recursive: true, force: true });
     renameSync(tmp, dir);
@@ -65,11 +89,16 @@ export async function compileTestCircuit(name: string, includes: string[], mainL
 }
 
 async function load(name: string, dir: string): Promise<TestCircuit> {
-  const r1cs = await readR1cs(join(dir, `${name}.r1cs`), { loadConstraints: true, loadMap: false, getFieldFromPrime: undefined });
-  const constraints: [Record<string, bigint>, Record<string, bigint>, Record<string, bigint>][] = r1cs.constraints.map(
-    (c: Record<string, unknown>[]) =>
-      c.map((lc) => Object.fromEntries(Object.entries(lc).map(([k, v]) => [k, toBig(r1cs.F, v)]))) as never,
-  );
+  const r1cs = await readR1cs(join(dir, `${name}.r1cs`), {
+    loadConstraints: true,
+    loadMap: false,
+    getFieldFromPrime: undefined,
+  });
+  const constraints: [Record<string, bigint>, Record<string, bigint>, Record<string, bigint>][] =
+    r1cs.constraints.map(
+      (c: Record<string, unknown>[]) =>
+        c.map((lc) => Object.fromEntries(Object.entries(lc).map(([k, v]) => [k, toBig(r1cs.F, v)]))) as never,
+    );
   const signals = new Map<string, number>();
   for (const line of readFileSync(join(dir, `${name}.sym`), "utf8").split("\n")) {
     const [, varIdx, , label] = line.split(",");
@@ -99,7 +128,10 @@ function toBig(F: { toObject(x: unknown): bigint }, v: unknown): bigint {
 /** A copy of `witness` with the named signal replaced. */
 export function forge(circuit: TestCircuit, witness: bigint[], signal: string, value: bigint): bigint[] {
   const idx = circuit.signals.get(signal);
-  if (idx === undefined) throw new Error(`no signal ${signal} in ${circuit.name}; known e.g. ${[...circuit.signals.keys()].slice(0, 8).join(", ")}`);
+  if (idx === undefined)
+    throw new Error(
+      `no signal ${signal} in ${circuit.name}; known e.g. ${[...circuit.signals.keys()].slice(0, 8).join(", ")}`,
+    );
   const forged = [...witness];
   forged[idx] = ((value % FIELD_MODULUS) + FIELD_MODULUS) % FIELD_MODULUS;
   return forged;

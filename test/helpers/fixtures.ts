@@ -22,7 +22,11 @@ const ROOT = join(process.cwd(), "fixtures");
 export function predicateFixtures(predicate?: string): PredicateFixture[] {
   const dirs = readdirSync(ROOT).filter((d) => /^aap-\d+$/.test(d) && statSync(join(ROOT, d)).isDirectory());
   return dirs
-    .flatMap((d) => readdirSync(join(ROOT, d)).filter((f) => f.endsWith(".json")).map((f) => join(d, f)))
+    .flatMap((d) =>
+      readdirSync(join(ROOT, d))
+        .filter((f) => f.endsWith(".json"))
+        .map((f) => join(d, f)),
+    )
     .sort()
     .map((file) => {
       const raw = JSON.parse(readFileSync(join(ROOT, file), "utf8"));

@@ -3,7 +3,7 @@ import { CanonicalJsonError, canonicalJson, toMinorUnits } from "../../sdk/canon
 
 describe("canonicalJson (RFC 8785)", () => {
   it("sorts keys by UTF-16 code units and drops whitespace", () => {
-    expect(canonicalJson({ b: 1, a: [true, null, "x"], "é": 0, A: { d: 2, c: 1 } })).toBe(
+    expect(canonicalJson({ b: 1, a: [true, null, "x"], é: 0, A: { d: 2, c: 1 } })).toBe(
       '{"A":{"c":1,"d":2},"a":[true,null,"x"],"b":1,"é":0}',
     );
     expect(canonicalJson({ "\u20ac": 1, "\ud83d\ude00": 2, z: 3 })).toBe('{"z":3,"€":1,"😀":2}');

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { FIELD_MODULUS, hashVector, keccakToField, reduceBytes32, stringToField } from "../../sdk/hash.js";
-import { EncodingError, KIND, assertWellFormedAmount, encodeSlots, MALFORMED_TARGET_PREFIX, SLOT } from "../../sdk/encoding.js";
+import {
+  EncodingError,
+  KIND,
+  assertWellFormedAmount,
+  encodeSlots,
+  MALFORMED_TARGET_PREFIX,
+  SLOT,
+} from "../../sdk/encoding.js";
 import { commitmentRoot, prefixCommitment, treeHeight, zeroHash } from "../../sdk/merkle.js";
 import { parseProfile, profileHash, type EncodingProfile } from "../../sdk/profile.js";
 import { RecordError, parseRecord, type CallRecord } from "../../sdk/records.js";
@@ -8,7 +15,11 @@ import { poseidon } from "../../sdk/hash.js";
 
 const profile: EncodingProfile = {
   version: 1,
-  tools: { send_email: { target: "to" }, pay: { target: "merchant", amount: { key: "amount", decimals: 2 } }, noop: {} },
+  tools: {
+    send_email: { target: "to" },
+    pay: { target: "merchant", amount: { key: "amount", decimals: 2 } },
+    noop: {},
+  },
 };
 const call = (tool: string, args: CallRecord["args"], extra: Partial<CallRecord> = {}): CallRecord => ({
   kind: "call",
@@ -65,8 +76,12 @@ describe("encodeSlots", () => {
     expect(() => encodeSlots(call("send_email", { to: ["a", "b", "c"] }), profile)).toThrow(EncodingError);
     // An inexact amount is encoded as absent, so amount predicates fail closed on it.
     expect(encodeSlots(call("pay", { merchant: "m", amount: 0.001 }), profile)[SLOT.aux]).toBe(0n);
-    expect(() => assertWellFormedAmount(call("pay", { merchant: "m", amount: 0.001 }), profile)).toThrow(/decimal places/);
-    expect(() => assertWellFormedAmount(call("pay", { merchant: "m", amount: "200000000000000000" }), profile)).toThrow(/2\^64/);
+    expect(() => assertWellFormedAmount(call("pay", { merchant: "m", amount: 0.001 }), profile)).toThrow(
+      /decimal places/,
+    );
+    expect(() =>
+      assertWellFormedAmount(call("pay", { merchant: "m", amount: "200000000000000000" }), profile),
+    ).toThrow(/2\^64/);
   });
 
   it("hashes the same args the same whatever their key order", () => {
@@ -78,19 +93,38 @@ describe("encodeSlots", () => {
 
 describe("records and profiles", () => {
   it("rejects malformed records naming the field", () => {
-    expect(() => parseRecord({ kind: "call", seq: 0, ts: 0, tool: "x", args: [] })).toThrow(/args must be a JSON object/);
+    expect(() => parseRecord({ kind: "call", seq: 0, ts: 0, tool: "x", args: [] })).toThrow(
+      /args must be a JSON object/,
+    );
     expect(() => parseRecord({ kind: "call", seq: -1, ts: 0, tool: "x", args: {} })).toThrow(RecordError);
     expect(() => parseRecord({ kind: "call", seq: 0, ts: 0, tool: "x", args: { a: NaN } })).toThrow(/NaN/);
     expect(() =>
-      parseRecord({ kind: "authorization", seq: 0, ts: 0, actionId: "a", tool: "t", argsHash: "0x12", decision: "allow", authority: "human", scope: "once" }),
+      parseRecord({
+        kind: "authorization",
+        seq: 0,
+        ts: 0,
+        actionId: "a",
+        tool: "t",
+        argsHash: "0x12",
+        decision: "allow",
+        authority: "human",
+        scope: "once",
+      }),
     ).toThrow(/argsHash/);
-    expect(() => parseRecord({ kind: "grant", seq: 0, ts: 0, namespace: "planet", value: "x" })).toThrow(/namespace/);
+    expect(() => parseRecord({ kind: "grant", seq: 0, ts: 0, namespace: "planet", value: "x" })).toThrow(
+      /namespace/,
+    );
   });
 
   it("profile hash depends on content, not key order", () => {
-    const reordered = parseProfile({ tools: { noop: {}, pay: profile.tools.pay, send_email: { target: "to" } }, version: 1 });
+    const reordered = parseProfile({
+      tools: { noop: {}, pay: profile.tools.pay, send_email: { target: "to" } },
+      version: 1,
+    });
     expect(profileHash(reordered)).toBe(profileHash(profile));
-    expect(profileHash({ ...profile, tools: { ...profile.tools, send_email: { target: "cc" } } })).not.toBe(profileHash(profile));
+    expect(profileHash({ ...profile, tools: { ...profile.tools, send_email: { target: "cc" } } })).not.toBe(
+      profileHash(profile),
+    );
     expect(() => parseProfile({ version: 2, tools: {} })).toThrow(/version/);
   });
 });

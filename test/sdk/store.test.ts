@@ -8,7 +8,13 @@ import type { TraceRecord } from "../../sdk/records.js";
 
 const SESSION = `0x${"ab".repeat(32)}` as const;
 const profile = { version: 1 as const, tools: { send_email: { target: "to" } } };
-const rec = (seq: number, to = "a@x"): TraceRecord => ({ kind: "call", seq, ts: 1, tool: "send_email", args: { to } });
+const rec = (seq: number, to = "a@x"): TraceRecord => ({
+  kind: "call",
+  seq,
+  ts: 1,
+  tool: "send_email",
+  args: { to },
+});
 
 function fresh() {
   const path = join(mkdtempSync(join(tmpdir(), "zkvai-store-")), "t.sqlite");

@@ -1,0 +1,177 @@
+// vai check: evaluate a promise on a trace with the TS oracle, and with --prove,
+// prove the circuit's outcome locally. Accepts zkVAI records and VAI ActionRecords.
+import { existsSync, readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { importVaiJsonl } from "../../sdk/import-vai.js";
+import { PREDICATES, type PredicateDefinition, type Verdict } from "../../sdk/predicates/index.js";
+import { parseProfile, type EncodingProfile } from "../../sdk/profile.js";
+import { parseRecord, type TraceRecord } from "../../sdk/records.js";
+import { circuitArtifacts, loadManifest } from "../../prover/artifacts.js";
+import { prove, releaseProver, verifyLocally } from "../../prover/prove.js";
+import { claimInput } from "../../prover/witness.js";
+
+export const CHECK_USAGE = `usage: vai check --promise <promise.json> --trace <records.jsonl> [--prove]
+
+Evaluates the promise on the trace and prints one JSON object:
+  {predicate, records, verdict: {violated, seq, reason}}; with --prove also
+  {circuit: {name, outcome, proveSeconds, verified}} from a local Groth16 proof.
+promise.json: {"predicate": "AAP-1".."AAP-5" or VAI's name, "params": {...}, "profile"?: {...}}
+  params use zkVAI's θ names or VAI's parameter names; "profile" is the encoding
+  profile (needed for zkVAI traces whose tools the params do not describe).
+records.jsonl: one record per line, zkVAI's format or VAI's ActionRecord.
+Exit code 0: evaluated (violated or not). 2: bad input, with a message.`;
+
+/** The reference implementation's predicate names. */
+const VAI_NAMES: Record<string, string> = { egress_within_allowlist: "AAP-4" };
+
+class InputError extends Error {}
+
+export async function runCheck(argv: string[]): Promise<number> {
+  let values;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        promise: { type: "string" },
+        trace: { type: "string" },
+        prove: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }).values;
+  } catch (e) {
+    console.error(`vai check: ${(e as Error).message}\n\n${CHECK_USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(CHECK_USAGE);
+    return 0;
+  }
+  try {
+    if (!values.promise || !values.trace) throw new InputError("both --promise and --trace are required");
+    const out = await check(values.promise, values.trace, values.prove);
+    console.log(JSON.stringify(out, null, 2));
+    return 0;
+  } catch (e) {
+    console.error(`vai check: ${(e as Error).message}`);
+    return 2;
+  } finally {
+    if (values.prove) await releaseProver();
+  }
+}
+
+function readJson(file: string, what: string): unknown {
+  if (!existsSync(file)) throw new InputError(`${what} file ${file} does not exist`);
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new InputError(`${what} file ${file} is not JSON: ${(e as Error).message}`);
+  }
+}
+
+function readTrace(file: string): { records: TraceRecord[]; seqOf: (i: number) => number; format: string } {
+  if (!existsSync(file)) throw new InputError(`trace file ${file} does not exist`);
+  const text = readFileSync(file, "utf8");
+  const first = text.split("\n").find((l) => l.trim());
+  let firstObject: Record<string, unknown> = {};
+  try {
+    firstObject = first ? JSON.parse(first) : {};
+  } catch (e) {
+    throw new InputError(`trace line 1 is not JSON: ${(e as Error).message}`);
+  }
+  if (first && !("kind" in firstObject)) {
+    const imported = importVaiJsonl(text);
+    return { records: imported.records, seqOf: (i) => imported.vaiSeq[i], format: "vai" };
+  }
+  const records = text
+    .split("\n")
+    .map((line, i) => ({ line, i }))
+    .filter(({ line }) => line.trim())
+    .map(({ line, i }) => {
+      try {
+        return parseRecord(JSON.parse(line));
+      } catch (e) {
+        throw new InputError(`trace line ${i + 1}: ${(e as Error).message}`);
+      }
+    });
+  records.forEach((r, i) => {
+    if (r.seq !== i)
+      throw new InputError(`trace record ${i} has seq ${r.seq}; zkVAI records run from seq 0 without gaps`);
+  });
+  return { records, seqOf: (i) => i, format: "zkvai" };
+}
+
+async function check(promiseFile: string, traceFile: string, withProof: boolean) {
+  const promise = readJson(promiseFile, "promise") as Record<string, unknown>;
+  if (typeof promise !== "object" || promise === null || typeof promise.predicate !== "string") {
+    throw new InputError(`promise file ${promiseFile} must be {"predicate": ..., "params": {...}}`);
+  }
+  const id = VAI_NAMES[promise.predicate] ?? promise.predicate;
+  const def = PREDICATES[id] as PredicateDefinition<unknown> | undefined;
+  if (!def) {
+    const known = [...Object.keys(PREDICATES), ...Object.keys(VAI_NAMES)].join(", ");
+    throw new InputError(`unknown predicate "${promise.predicate}"; known: ${known}`);
+  }
+  const theta = def.parseTheta(promise.params);
+  const trace = readTrace(traceFile);
+  const profile = profileFor(def, promise, theta, trace.records);
+  def.checkProfile(theta, profile);
+  const verdict: Verdict = def.evaluate(trace.records, theta, profile);
+  const out: Record<string, unknown> = {
+    predicate: def.id,
+    format: trace.format,
+    records: trace.records.length,
+    verdict: { ...verdict, seq: verdict.seq === null ? null : trace.seqOf(verdict.seq) },
+  };
+  if (withProof) out.circuit = await proveLocally(def, theta, profile, trace.records);
+  return out;
+}
+
+/** The promise's own profile, else one built from the trace's tools and the params' hints. */
+function profileFor(
+  def: PredicateDefinition<unknown>,
+  promise: Record<string, unknown>,
+  theta: unknown,
+  records: readonly TraceRecord[],
+): EncodingProfile {
+  if (promise.profile !== undefined) return parseProfile(promise.profile);
+  const tools: EncodingProfile["tools"] = {};
+  for (const r of records) if (r.kind === "call") tools[r.tool] = {};
+  Object.assign(tools, def.profileHints?.(promise.params, theta) ?? {});
+  return { version: 1, tools };
+}
+
+async function proveLocally(
+  def: PredicateDefinition<unknown>,
+  theta: unknown,
+  profile: EncodingProfile,
+  records: readonly TraceRecord[],
+) {
+  const candidates = Object.entries(loadManifest().circuits)
+    .filter(([, c]) => c.predicate === def.id && 2 ** Number(c.params.depth) >= records.length)
+    .sort(([, a], [, b]) => Number(a.params.depth) - Number(b.params.depth));
+  if (!candidates.length) {
+    throw new InputError(
+      `no built ${def.id} circuit holds ${records.length} records; run \`npm run setup -- --group bench\``,
+    );
+  }
+  const [name, entry] = candidates[0];
+  const artifacts = circuitArtifacts(name);
+  const { input } = claimInput({
+    records,
+    profile,
+    sessionSecret: 1n,
+    checkpoints: [],
+    predicate: def,
+    theta,
+    context: 0n,
+    shape: { depth: Number(entry.params.depth), checkpoints: Number(entry.params.checkpoints) },
+  });
+  const proof = await prove(artifacts, input);
+  const outcomeIndex = entry.publicSignals.indexOf("outcome");
+  return {
+    name,
+    outcome: proof.publicSignals[outcomeIndex] === 1n ? "violated" : "satisfied",
+    proveSeconds: Number(proof.proveSeconds.toFixed(3)),
+    verified: await verifyLocally(artifacts, proof),
+  };
+}
