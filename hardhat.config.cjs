@@ -22,12 +22,30 @@ subtask(TASK_COMPILE_SOLIDITY_GET_SOLC_BUILD, async (args, _hre, runSuper) => {
 /** @type {import("hardhat/config").HardhatUserConfig} */
 module.exports = {
   solidity: {
-    version: SOLC_VERSION,
-    settings: {
-      optimizer: { enabled: true, runs: 200 },
-      viaIR: false,
-      // Pinned so bytecode does not move with Hardhat's default; Hardhat's network runs a later fork (Osaka).
-      evmVersion: "cancun",
+    // The `compilers` form: with a top-level `version`, Hardhat 2 silently drops `overrides`.
+    compilers: [
+      {
+        version: SOLC_VERSION,
+        settings: {
+          optimizer: { enabled: true, runs: 200 },
+          viaIR: false,
+          // Pinned so bytecode does not move with Hardhat's default; Hardhat's network runs a later fork (Osaka).
+          evmVersion: "cancun",
+        },
+      },
+    ],
+    overrides: {
+      // Generated straight-line assembly (scripts/gen-poseidon3.ts). The Yul optimiser's SSA rewrite of its ~1,000
+      // reassignments runs out of stack slots, and there is nothing left for it to improve: the block compiles as
+      // written, and the legacy optimiser only tidies the opcodes.
+      "contracts/PoseidonT4.sol": {
+        version: SOLC_VERSION,
+        settings: {
+          optimizer: { enabled: true, runs: 200, details: { yul: false } },
+          viaIR: false,
+          evmVersion: "cancun",
+        },
+      },
     },
   },
   paths: {

@@ -6,7 +6,8 @@
 //   slot      call / blocked call     authorization                grant / revoke
 //   0 kind    1 / 2                   3                            4 / 5
 //   1 tool    H(tool)                 H(tool it covers)            H(namespace)
-//   2 args    keccak(args) >> 3       argsHash >> 3                0
+//   2 args    keccak(args) >> 3 (or   argsHash >> 3                0
+//             its argsHash >> 3)
 //   3 action  H(actionId) or 0        H(actionId)                  0
 //   4 aux     amount + 1, 0 if none   decision+4*authority+16*scope 0
 //             or malformed
@@ -121,6 +122,11 @@ export function argsHashField(args: CallRecord["args"]): bigint {
   return keccakToField(canonicalJson(args));
 }
 
+/** A call's args slot: its recorded argsHash when it has one (imported traces), else argsHashField. */
+export function callArgsField(call: CallRecord): bigint {
+  return call.argsHash !== undefined ? reduceBytes32(call.argsHash) : argsHashField(call.args);
+}
+
 const opt = (s: string | undefined) => (s === undefined ? 0n : stringToField(s));
 const code = (list: readonly string[], x: string) => BigInt(list.indexOf(x) + 1);
 
@@ -133,7 +139,7 @@ export function encodeSlots(record: TraceRecord, profile: EncodingProfile): bigi
       return [
         record.blocked ? KIND.blocked : KIND.call,
         stringToField(record.tool),
-        argsHashField(record.args),
+        callArgsField(record),
         opt(record.actionId),
         typeof amount === "bigint" ? amount + 1n : 0n,
         path === undefined ? opt(t0) : pathDigest(path),

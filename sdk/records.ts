@@ -18,6 +18,12 @@ export interface CallRecord {
   actionId?: string;
   /** The harness refused to run it; such a record is not a call. */
   blocked?: boolean;
+  /**
+   * keccak256 of the args as their producer hashed them, 0x-hex. When present the
+   * encoder commits it instead of keccak(canonical JSON of args): the VAI importer
+   * sets it, because VAI hashes Python's json.dumps bytes (sdk/python-json.ts).
+   */
+  argsHash?: `0x${string}`;
 }
 
 export interface AuthorizationRecord {
@@ -61,6 +67,14 @@ function oneOf<T extends string>(list: readonly T[], x: unknown, what: string): 
     list.includes(x as T),
     x as T,
     `${what} must be one of ${list.join(", ")}; got ${JSON.stringify(x)}`,
+  );
+}
+
+function bytes32(x: unknown, what: string): `0x${string}` {
+  return need(
+    typeof x === "string" && /^0x[0-9a-fA-F]{64}$/.test(x),
+    (x as string | undefined)?.toLowerCase() as `0x${string}`,
+    `${what} must be 32 bytes of 0x-hex`,
   );
 }
 
@@ -111,14 +125,11 @@ export function parseRecord(x: unknown): TraceRecord {
           x.blocked as boolean,
           `${where}: blocked must be boolean`,
         );
+      if (x.argsHash !== undefined) call.argsHash = bytes32(x.argsHash, `${where}: argsHash`);
       return call;
     }
     case "authorization": {
-      const argsHash = need(
-        typeof x.argsHash === "string" && /^0x[0-9a-fA-F]{64}$/.test(x.argsHash),
-        (x.argsHash as string | undefined)?.toLowerCase() as `0x${string}`,
-        `${where}: argsHash must be 32 bytes of 0x-hex`,
-      );
+      const argsHash = bytes32(x.argsHash, `${where}: argsHash`);
       const auth: AuthorizationRecord = {
         kind: "authorization",
         seq,

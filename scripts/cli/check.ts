@@ -2,6 +2,7 @@
 // prove the circuit's outcome locally. Accepts zkVAI records and VAI ActionRecords.
 import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { encodeSlots } from "../../sdk/encoding.js";
 import { importVaiJsonl } from "../../sdk/import-vai.js";
 import { PREDICATES, type PredicateDefinition, type Verdict } from "../../sdk/predicates/index.js";
 import { parseProfile, type EncodingProfile } from "../../sdk/profile.js";
@@ -115,6 +116,8 @@ async function check(promiseFile: string, traceFile: string, withProof: boolean)
   const trace = readTrace(traceFile);
   const profile = profileFor(def, promise, theta, trace.records);
   def.checkProfile(theta, profile);
+  // Every record must be committable under the profile, whether or not the predicate reads it.
+  for (const r of trace.records) encodeSlots(r, profile);
   const verdict: Verdict = def.evaluate(trace.records, theta, profile);
   const out: Record<string, unknown> = {
     predicate: def.id,

@@ -2,6 +2,7 @@
 // Each stage is keyed by a content hash recorded in build/circuits/<name>/state.json only after all of
 // its outputs are in place, so an interrupted run is redone rather than trusted.
 
+import { FIELD_MODULUS } from "../../sdk/hash.js";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
@@ -12,7 +13,6 @@ import type { ZkeyContribution } from "../../prover/artifacts.js";
 import type { Progress } from "./progress.js";
 import { snarkLogger, type PtauChoice } from "./ptau.js";
 import {
-  BN128_R,
   readR1csHeader,
   removeDebris,
   requiredPower,
@@ -247,7 +247,7 @@ export async function compileCircuit(
   }
 
   const header = await readR1csHeader(p.r1cs);
-  if (header.prime !== BN128_R) throw new Error(`${label}: r1cs is not over bn128`);
+  if (header.prime !== FIELD_MODULUS) throw new Error(`${label}: r1cs is not over bn128`);
   const nPublic = header.nOutputs + header.nPubInputs;
   const order = await publicOrder(p.sym, nPublic);
   if (order.join(",") !== inst.publicSignals.join(",")) {

@@ -9,7 +9,6 @@ import { createReadStream, existsSync } from "node:fs";
 import { open, readdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 
-export const BN128_R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
 export const BN128_Q = 21888242871839275222246405745257275088696311157297823662689037894645226208583n;
 
 export function sha256Hex(data: string | Uint8Array): string {

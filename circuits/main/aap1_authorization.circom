@@ -1,0 +1,73 @@
+pragma circom 2.1.0;
+
+include "../gadgets/hash.circom";
+include "../gadgets/sets.circom";
+include "../gadgets/trace.circom";
+include "../predicates/aap1_authorization.circom";
+
+// Settles an AAP-1 promise for one (session, promise) pair.
+// Public inputs, all built by the escrow from its own storage (docs/PROTOCOL.md):
+//   context        keccak(chainid, escrow, sessionId, promiseId) >> 3: binds the pair (P4)
+//   finalRoot, n   the session's final commitment and record count (P1)
+//   checkpointAcc  the fold of every on-chain checkpoint (P1)
+//   paramsHash     the promise's θ hash (P5)
+//   outcome        1 = violated, 0 = satisfied; computed here, not chosen (P2)
+// D: capacity 2^D records; K: checkpoints; T: gated tools.
+// θ (private, bound by paramsHash): gatedTools[T] (string hashes, 0-padded) and
+// authorities[3], the accepted flags of human, policy, auto_review.
+template Aap1AuthorizationMain(D, K, T) {
+    var N = 1 << D;
+    var S = slotCount();
+    signal input context;
+    signal input finalRoot;
+    signal input n;
+    signal input checkpointAcc;
+    signal input paramsHash;
+    signal input outcome;
+
+    signal input slots[N][S];
+    signal input salt[N];
+    signal input cpN[K];
+    signal input cpRoot[K];
+    signal input cpActive[K];
+    signal input gatedTools[T];
+    signal input authorities[3];
+
+    // context enters no other constraint; squaring keeps it in the proof.
+    signal contextSquared <== context * context;
+
+    component trace = CommittedTrace(D, K);
+    trace.n <== n;
+    trace.finalRoot <== finalRoot;
+    trace.checkpointAcc <== checkpointAcc;
+    trace.slots <== slots;
+    trace.salt <== salt;
+    trace.cpN <== cpN;
+    trace.cpRoot <== cpRoot;
+    trace.cpActive <== cpActive;
+
+    for (var i = 0; i < 3; i++) authorities[i] * (authorities[i] - 1) === 0;
+    component theta = HashVector(3 + T + 3);
+    theta.in[0] <== AAP1_PREDICATE_ID();
+    theta.in[1] <== T;
+    theta.in[2] <== 3;
+    for (var i = 0; i < T; i++) theta.in[3 + i] <== gatedTools[i];
+    for (var i = 0; i < 3; i++) theta.in[3 + T + i] <== authorities[i];
+    paramsHash === theta.out;
+
+    component aap1 = Aap1Authorization(N, T);
+    aap1.active <== trace.active;
+    for (var i = 0; i < N; i++) {
+        aap1.kind[i] <== slots[i][SLOT_KIND()];
+        aap1.tool[i] <== slots[i][SLOT_TOOL()];
+        aap1.args[i] <== slots[i][SLOT_ARGS()];
+        aap1.action[i] <== slots[i][SLOT_ACTION()];
+        aap1.aux[i] <== slots[i][SLOT_AUX()];
+        aap1.ref[i] <== slots[i][SLOT_TARGET0()];
+    }
+    aap1.tools <== gatedTools;
+    aap1.accepted <== authorities;
+
+    signal violated <== AnyOf(N)(aap1.violations);
+    outcome === violated;
+}

@@ -1,0 +1,120 @@
+// `vai check` as a user runs it: a child process, JSON on stdout, exit codes.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { agentDojoCases } from "../helpers/agentdojo.js";
+
+const dir = mkdtempSync(join(tmpdir(), "zkvai-cli-"));
+const file = (name: string, content: unknown) => {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content));
+  return path;
+};
+const vai = (...args: string[]) => {
+  const r = spawnSync(process.execPath, ["bin/vai.mjs", ...args], { encoding: "utf8" });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+};
+
+const promise = file("promise.json", {
+  predicate: "AAP-4",
+  params: { outboundTools: ["send_email"], allowlist: ["alice@a.example"] },
+  profile: { version: 1, tools: { send_email: { target: "to" }, read: {} } },
+});
+const lines = (records: unknown[]) => records.map((r) => JSON.stringify(r)).join("\n") + "\n";
+const trace = file(
+  "trace.jsonl",
+  lines([
+    { kind: "call", seq: 0, ts: 0, tool: "read", args: {} },
+    { kind: "call", seq: 1, ts: 1, tool: "send_email", args: { to: ["alice@a.example", "eve@x.example"] } },
+  ]),
+);
+
+describe("vai check", () => {
+  it("prints the oracle's verdict for a zkVAI trace and exits 0", () => {
+    const r = vai("check", "--promise", promise, "--trace", trace);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({
+      predicate: "AAP-4",
+      records: 2,
+      verdict: {
+        violated: true,
+        seq: 1,
+        reason: "egress send_email to non-allowlisted recipient 'eve@x.example'",
+      },
+    });
+  });
+
+  it("reads VAI ActionRecords and reports VAI's seq", () => {
+    const c = agentDojoCases().find((x) => x.caseId.startsWith("case_51c054a9"))!;
+    const pair = c.pairs.find((p) => p.expected.violated)!;
+    const vaiPromise = file("vai-promise.json", {
+      predicate: "AAP-4",
+      params: pair.theta,
+      profile: c.profile,
+    });
+    const r = vai(
+      "check",
+      "--promise",
+      vaiPromise,
+      "--trace",
+      join("fixtures/vai-agentdojo/runs", `${c.caseId}.jsonl`),
+    );
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toMatchObject({
+      format: "vai",
+      verdict: { violated: true, seq: pair.expected.seq },
+    });
+  });
+
+  it("refuses bad input with one clear line and exit code 2", () => {
+    const cases: [string[], RegExp][] = [
+      [["check", "--trace", trace], /both --promise and --trace are required/],
+      [["check", "--promise", join(dir, "nope.json"), "--trace", trace], /promise file .* does not exist/],
+      [["check", "--promise", file("bad.json", "{not json"), "--trace", trace], /is not JSON/],
+      [
+        ["check", "--promise", file("unknown.json", { predicate: "AAP-9", params: {} }), "--trace", trace],
+        /unknown predicate "AAP-9"/,
+      ],
+      [
+        [
+          "check",
+          "--promise",
+          promise,
+          "--trace",
+          file("gap.jsonl", lines([{ kind: "call", seq: 1, ts: 0, tool: "read", args: {} }])),
+        ],
+        /seq 1/,
+      ],
+      [
+        [
+          "check",
+          "--promise",
+          promise,
+          "--trace",
+          file("nan.jsonl", '{"kind":"call","seq":0,"ts":0,"tool":"read","args":{"x":1e999}}\n'),
+        ],
+        /Infinity/,
+      ],
+      [
+        [
+          "check",
+          "--promise",
+          promise,
+          "--trace",
+          file("tool.jsonl", lines([{ kind: "call", seq: 0, ts: 0, tool: "rm", args: {} }])),
+        ],
+        /not in the encoding profile/,
+      ],
+      [["frobnicate"], /unknown command/],
+    ];
+    for (const [args, message] of cases) {
+      const r = vai(...args);
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.err, args.join(" ")).toMatch(message);
+      expect(r.out).toBe("");
+    }
+  });
+});

@@ -1,0 +1,20 @@
+// The README's `npm run demo`, run as a user would (after setup, which npm test does first).
+import { spawnSync } from "node:child_process";
+import { expect, it } from "vitest";
+
+it("npm run demo settles all three claims and exits 0", () => {
+  const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/demo.ts"], {
+    encoding: "utf8",
+    timeout: 240_000,
+  });
+  expect(r.stderr).not.toMatch(/demo failed/);
+  expect(r.status).toBe(0);
+  expect(r.stdout).toMatch(/proof \(aap4_n8\): SATISFIED/);
+  expect(r.stdout).toMatch(
+    /proof \(aap4_n8\): VIOLATED \(egress send_email to non-allowlisted recipient 'billing@attacker\.example'/,
+  );
+  expect(r.stdout).toMatch(/no proof within 3 days → claimDefault pays user payout \+ bond/);
+  expect(r.stdout).toMatch(/user: +credited \+2\.2 ETH/);
+  expect(r.stdout).toMatch(/provider: credited \+0\.1 ETH/);
+  expect(r.stdout).toMatch(/all three claims settled as the protocol says/);
+}, 300_000);
