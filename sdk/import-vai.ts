@@ -4,6 +4,12 @@
 // contiguously from 0, so records are renumbered and `vaiSeq` maps back for verdicts.
 // `user_authorization` records become authorization records; a result object
 // containing "blocked" marks a call the harness refused.
+// Each call keeps VAI's own args_hash (keccak of Python's json.dumps), computed
+// from the raw line by sdk/python-json.ts, since JSON.parse loses `1.0` vs `1`.
+// An authorization that VAI would not count as one (schema_version other than the
+// integer 1, or a session_id other than its record's) is refused: VAI treats it
+// as a cancellation, which no zkVAI decision expresses faithfully.
+import { PythonJsonError, parseLossless, vaiArgsHash } from "./python-json.js";
 import { RecordError, parseRecord, type TraceRecord } from "./records.js";
 
 export interface ImportedTrace {
@@ -18,9 +24,12 @@ const isObject = (x: unknown): x is Record<string, unknown> =>
 
 export function importVaiJsonl(text: string): ImportedTrace {
   const lines = text.split("\n").filter((l) => l.trim().length > 0);
+  const lineOf = new WeakMap<object, string>();
   const raw = lines.map((line, i) => {
     try {
-      return JSON.parse(line) as unknown;
+      const value = JSON.parse(line) as unknown;
+      if (isObject(value)) lineOf.set(value, line);
+      return value;
     } catch (e) {
       throw new RecordError(`VAI trace line ${i + 1}: not JSON (${(e as Error).message})`);
     }
@@ -35,7 +44,7 @@ export function importVaiJsonl(text: string): ImportedTrace {
   sorted.forEach((r, i) => {
     if (i > 0 && r.seq === sorted[i - 1].seq) throw new RecordError(`VAI trace: seq ${r.seq} appears twice`);
   });
-  const records = sorted.map((r, seq) => convert(r, seq));
+  const records = sorted.map((r, seq) => convert(r, seq, lineOf.get(r)!));
   return {
     records,
     vaiSeq: sorted.map((r) => r.seq as number),
@@ -43,12 +52,36 @@ export function importVaiJsonl(text: string): ImportedTrace {
   };
 }
 
-function convert(r: Record<string, unknown>, seq: number): TraceRecord {
+/** The raw line's args, read losslessly; undefined when it has no args object. */
+function losslessArgs(r: Record<string, unknown>, line: string) {
+  try {
+    const parsed = parseLossless(line);
+    const args =
+      parsed !== null && typeof parsed === "object" && "object" in parsed
+        ? parsed.object.get("args")
+        : undefined;
+    return args !== null && typeof args === "object" && "object" in args ? args : undefined;
+  } catch (e) {
+    if (e instanceof PythonJsonError) throw new RecordError(`VAI seq ${r.seq}: ${e.message}`);
+    throw e;
+  }
+}
+
+function convert(r: Record<string, unknown>, seq: number, line: string): TraceRecord {
   const ts = Number.isSafeInteger(r.ts) ? (r.ts as number) : 0;
   const meta = isObject(r.metadata) ? r.metadata : {};
   const args = r.args;
   if (r.tool === "user_authorization") {
     if (!isObject(args)) throw new RecordError(`VAI seq ${r.seq}: user_authorization without args`);
+    const version = losslessArgs(r, line)?.object.get("schema_version");
+    if (version === null || typeof version !== "object" || !("number" in version) || version.number !== "1") {
+      throw new RecordError(`VAI seq ${r.seq}: user_authorization schema_version must be the integer 1`);
+    }
+    if (args.session_id !== r.session_id) {
+      throw new RecordError(
+        `VAI seq ${r.seq}: user_authorization for session ${JSON.stringify(args.session_id)} in session ${JSON.stringify(r.session_id)}`,
+      );
+    }
     return parseRecord({
       kind: "authorization",
       seq,
@@ -63,6 +96,7 @@ function convert(r: Record<string, unknown>, seq: number): TraceRecord {
     });
   }
   const blocked = isObject(r.result) && "blocked" in r.result;
+  const vaiArgs = losslessArgs(r, line);
   return parseRecord({
     kind: "call",
     seq,
@@ -72,5 +106,6 @@ function convert(r: Record<string, unknown>, seq: number): TraceRecord {
     result: r.result ?? null,
     actionId: typeof meta.action_id === "string" && meta.action_id ? meta.action_id : undefined,
     blocked: blocked || undefined,
+    argsHash: vaiArgs && vaiArgsHash(vaiArgs),
   });
 }

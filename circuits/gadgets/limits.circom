@@ -18,7 +18,7 @@ function AMOUNT_BITS() { return 64; }
 // holds (authorizations keep a code there), so records a predicate does not read
 // cannot block its proof. A checked record whose aux - 1 is not below 2^64 (no
 // honest encoding writes one) has no witness at all: neither outcome is provable.
-// 69 constraints.
+// 68 constraints.
 template GatedAmount() {
     signal input checked;
     signal input aux;
@@ -35,7 +35,8 @@ template GatedAmount() {
 // An optional limit as the θ vector encodes it (sdk/predicates/aap5-limits.ts):
 // enc = limit + 1, or 0 for "no limit", so that no limit value hashes like its
 // absence. Outputs enabled = (enc != 0) and limit = enc - 1 (0 when disabled),
-// range-checked < 2^B. An enc above 2^B has no witness. B + 2 constraints.
+// range-checked < 2^B. An enc above 2^B has no witness. B + 3 constraints (B + 2
+// where --O2 can substitute enc away).
 template OptionalLimit(B) {
     signal input enc;
     signal output enabled;

@@ -1,12 +1,10 @@
-// Powers-of-tau selection for setup: an operator-supplied file (VAI_PTAU) or a locally generated
-// single-contributor file for development. Generated files are reused across runs and circuits because
-// `prepare phase2` dominates the cost (minutes from 2^14 on, half an hour at 2^17 on 2 cores).
+// Powers-of-tau selection for setup: an operator-supplied file (VAI_PTAU) or an INSECURE development
+// file computed from a public τ (devptau.ts). Generated files are reused across runs and circuits.
 
-import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import * as snarkjs from "snarkjs";
+import { DEV_PTAU_SEED, writeDevPtau } from "./devptau.js";
 import type { Progress, StepHandle } from "./progress.js";
 import { BN128_Q, readPtauHeader, removeDebris, sha256File, tempName, writeFileAtomic } from "./zkfiles.js";
 
@@ -20,13 +18,13 @@ export interface PtauChoice {
 
 /** Number of progress steps `resolvePtau` reports, so the caller can announce a stable total. */
 export function ptauStepCount(): number {
-  return process.env.VAI_PTAU ? 1 : 3;
+  return 1;
 }
 
 export const DEV_BANNER = [
   "!".repeat(78),
-  "!! INSECURE DEVELOPMENT SETUP: the powers of tau were generated on this machine with a single",
-  "!! contributor. Whoever ran it could know the toxic waste and forge proofs. Never use these keys",
+  "!! INSECURE DEVELOPMENT SETUP: no VAI_PTAU was given, so the powers of tau are computed from a",
+  "!! PUBLIC τ (scripts/lib/devptau.ts). Anyone can forge proofs against these keys. Never use them",
   "!! for real money. Point VAI_PTAU at a public multi-party ptau (e.g. Hermez / perpetual powers of",
   "!! tau, prepared for phase 2) and run a multi-party phase-2 ceremony for production.",
   "!".repeat(78),
@@ -107,7 +105,7 @@ export async function resolvePtau(options: {
   await mkdir(dir, { recursive: true });
   await removeDebris(dir);
   const existing = (await readdir(dir))
-    .map((f) => /^pot(\d+)_dev\.ptau$/.exec(f))
+    .map((f) => /^INSECURE_dev_pot(\d+)\.ptau$/.exec(f))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => ({ power: Number(m[1]), file: path.join(dir, m[0]) }))
     .filter((e) => e.power >= needPower)
@@ -118,9 +116,10 @@ export async function resolvePtau(options: {
   // other circuits' keys.
   const reuse = existing.find((e) => e.file === options.preferred) ?? existing[0];
   if (reuse) {
-    for (const label of ["powersoftau new", "powersoftau contribute", "powersoftau prepare phase2"]) {
-      progress.skip(`${label} (power ${reuse.power})`, `reusing ${path.relative(root, reuse.file)}`);
-    }
+    progress.skip(
+      `generate INSECURE dev ptau (power ${reuse.power})`,
+      `reusing ${path.relative(root, reuse.file)}`,
+    );
     const power = await checkPtau(reuse.file, needPower, "generated");
     return {
       file: reuse.file,
@@ -132,53 +131,25 @@ export async function resolvePtau(options: {
   }
 
   const power = needPower;
-  if (power >= 14) {
-    progress.log(
-      `Generating a 2^${power} ptau locally; \`prepare phase2\` takes many minutes at this size ` +
-        `(2^16: ~25 min on 2 cores). Set VAI_PTAU to a prepared ptau file to skip this.`,
-    );
-  }
-  const final = path.join(dir, `pot${power}_dev.ptau`);
-  const fresh = tempName(path.join(dir, `pot${power}_0000.ptau`));
-  const contributed = tempName(path.join(dir, `pot${power}_0001.ptau`));
-  const prepared = tempName(final);
-  const errors: string[] = [];
+  const final = path.join(dir, `INSECURE_dev_pot${power}.ptau`);
+  const temp = tempName(final);
   try {
-    await progress.step(`powersoftau new bn128 ${power}`, async (h) => {
-      const curves = (snarkjs as unknown as { curves: { getCurveFromName(n: string): Promise<unknown> } })
-        .curves;
-      const curve = await curves.getCurveFromName("bn128");
-      await snarkjs.powersOfTau.newAccumulator(curve, power, fresh, snarkLogger(h, errors));
+    await progress.step(`generate INSECURE dev ptau 2^${power} from a public τ`, async (h) => {
+      await writeDevPtau(temp, { power, onProgress: (m) => h.note(m) });
     });
-    const contributionHash = await progress.step(`powersoftau contribute (power ${power})`, async (h) => {
-      const hash = (await snarkjs.powersOfTau.contribute(
-        fresh,
-        contributed,
-        "zkVAI local dev contribution",
-        randomBytes(64).toString("hex"),
-        snarkLogger(h, errors),
-      )) as Uint8Array;
-      return Buffer.from(hash).toString("hex");
-    });
-    await rm(fresh, { force: true });
-    await progress.step(`powersoftau prepare phase2 (power ${power})`, async (h) => {
-      await snarkjs.powersOfTau.preparePhase2(contributed, prepared, snarkLogger(h, errors));
-    });
-    await rm(contributed, { force: true });
-    await rename(prepared, final);
+    await rename(temp, final);
     const sha256 = await cachedSha256(final, hashCache);
     await writeFileAtomic(
       final.replace(/\.ptau$/, ".json"),
       JSON.stringify(
-        { power, sha256, contributionHash, createdAt: new Date().toISOString(), insecure: true },
+        { power, sha256, seed: DEV_PTAU_SEED, createdAt: new Date().toISOString(), insecure: true },
         null,
         2,
       ) + "\n",
     );
     return { file: final, sha256, power, source: "generated-dev", insecure: true };
   } catch (error) {
-    await Promise.all([fresh, contributed, prepared].map((f) => rm(f, { force: true })));
-    const detail = errors.length ? `\nsnarkjs: ${errors.join("\nsnarkjs: ")}` : "";
-    throw new Error(`generating the dev ptau (power ${power}) failed: ${(error as Error).message}${detail}`);
+    await rm(temp, { force: true });
+    throw new Error(`generating the dev ptau (power ${power}) failed: ${(error as Error).message}`);
   }
 }

@@ -1,12 +1,18 @@
 import { hashVector } from "../hash.js";
+import { aap1Authorization } from "./aap1-authorization.js";
+import { aap3Payment } from "./aap3-payment.js";
 import { aap4Recipients } from "./aap4-recipients.js";
+import { aap5Limits } from "./aap5-limits.js";
 import { ThetaError, type PredicateDefinition } from "./types.js";
 
 export * from "./types.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const PREDICATES: Record<string, PredicateDefinition<any>> = {
+  [aap1Authorization.id]: aap1Authorization,
+  [aap3Payment.id]: aap3Payment,
   [aap4Recipients.id]: aap4Recipients,
+  [aap5Limits.id]: aap5Limits,
 };
 
 export function predicateById(id: string): PredicateDefinition<unknown> {

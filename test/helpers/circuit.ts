@@ -23,6 +23,8 @@ const require = createRequire(import.meta.url);
 
 export interface TestCircuit {
   name: string;
+  r1csPath: string;
+  wasmPath: string;
   constraints: number;
   signals: Map<string, number>;
   witness(input: Record<string, unknown>): Promise<bigint[]>;
@@ -111,6 +113,8 @@ async function load(name: string, dir: string): Promise<TestCircuit> {
     Object.entries(lc).reduce((s, [k, v]) => (s + v * w[Number(k)]) % p, 0n);
   return {
     name,
+    r1csPath: join(dir, `${name}.r1cs`),
+    wasmPath: join(dir, `${name}_js`, `${name}.wasm`),
     constraints: r1cs.nConstraints,
     signals,
     witness: (input) => calculator.calculateWitness(input, true) as Promise<bigint[]>,

@@ -1,0 +1,86 @@
+pragma circom 2.1.0;
+
+include "../gadgets/hash.circom";
+include "../gadgets/sets.circom";
+include "../gadgets/trace.circom";
+include "../gadgets/active_set.circom";
+include "../predicates/aap2_scope.circom";
+
+// Settles an AAP-2 promise for one (session, promise) pair.
+// Public inputs, all built by the escrow from its own storage (docs/PROTOCOL.md):
+//   context        keccak(chainid, escrow, sessionId, promiseId) >> 3: binds the pair (P4)
+//   finalRoot, n   the session's final commitment and record count (P1)
+//   checkpointAcc  the fold of every on-chain checkpoint (P1)
+//   paramsHash     the promise's θ hash (P5)
+//   outcome        1 = violated, 0 = satisfied; computed here, not chosen (P2)
+// D: capacity 2^D records; K: checkpoints; T: scoped tools; P: allowed prefixes.
+// pathWitness[i]: record i's path ancestors a_0..a_PREFIX_DEPTH and full path hash
+// (sdk/paths.ts pathWitness); checked against the record's slot where it matters.
+template Aap2ScopeMain(D, K, T, P) {
+    var N = 1 << D;
+    var S = slotCount();
+    var W = PREFIX_DEPTH() + 2;
+    signal input context;
+    signal input finalRoot;
+    signal input n;
+    signal input checkpointAcc;
+    signal input paramsHash;
+    signal input outcome;
+
+    signal input slots[N][S];
+    signal input salt[N];
+    signal input cpN[K];
+    signal input cpRoot[K];
+    signal input cpActive[K];
+    signal input tools[T];
+    signal input prefixes[P];
+    signal input pathWitness[N][W];
+
+    // context enters no other constraint; squaring keeps it in the proof.
+    signal contextSquared <== context * context;
+
+    component trace = CommittedTrace(D, K);
+    trace.n <== n;
+    trace.finalRoot <== finalRoot;
+    trace.checkpointAcc <== checkpointAcc;
+    trace.slots <== slots;
+    trace.salt <== salt;
+    trace.cpN <== cpN;
+    trace.cpRoot <== cpRoot;
+    trace.cpActive <== cpActive;
+
+    component theta = HashVector(3 + T + P);
+    theta.in[0] <== AAP2_PREDICATE_ID();
+    theta.in[1] <== T;
+    theta.in[2] <== P;
+    for (var i = 0; i < T; i++) theta.in[3 + i] <== tools[i];
+    for (var i = 0; i < P; i++) theta.in[3 + T + i] <== prefixes[i];
+    paramsHash === theta.out;
+
+    // Scope grants and revokes among the first n records.
+    component events = SetEvents(N, NAMESPACE_SCOPE());
+    for (var i = 0; i < N; i++) {
+        events.active[i] <== trace.active[i];
+        events.kind[i] <== slots[i][SLOT_KIND()];
+        events.tool[i] <== slots[i][SLOT_TOOL()];
+        events.value[i] <== slots[i][SLOT_TARGET0()];
+    }
+
+    component record[N];
+    signal violations[N];
+    for (var i = 0; i < N; i++) {
+        record[i] = Aap2RecordViolation(N, T, P, i);
+        record[i].active <== trace.active[i];
+        record[i].kind <== slots[i][SLOT_KIND()];
+        record[i].tool <== slots[i][SLOT_TOOL()];
+        record[i].target <== slots[i][SLOT_TARGET0()];
+        record[i].path <== pathWitness[i];
+        record[i].tools <== tools;
+        record[i].prefixes <== prefixes;
+        record[i].event <== events.event;
+        record[i].grant <== events.grant;
+        violations[i] <== record[i].violated;
+    }
+    signal violated <== AnyOf(N)(violations);
+    outcome === violated;
+}

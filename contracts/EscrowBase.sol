@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.28;
+
+/// Poseidon over 3 field elements with circomlibjs' `poseidon(uint256[3])` ABI: contracts/PoseidonT4.sol, or the
+/// circomlibjs `poseidon_gencontract` bytecode (same function, twice the gas).
+interface IPoseidon3 {
+    function poseidon(uint256[3] calldata input) external pure returns (uint256);
+}
+
+/// snarkjs-exported Groth16 verifier with 6 public signals.
+interface IGroth16Verifier6 {
+    function verifyProof(
+        uint256[2] calldata pA,
+        uint256[2][2] calldata pB,
+        uint256[2] calldata pC,
+        uint256[6] calldata pubSignals
+    ) external view returns (bool);
+}
+
+/// @title zkVAI escrow: types, storage, events, errors, internal helpers and views
+/// @notice Escrow.sol holds the state machine; this base keeps it readable (Escrow.sol alone passed 700 lines).
+/// docs/PROTOCOL.md "Escrow state machine" is the reference for every rule, error and event below.
+abstract contract EscrowBase {
+    // ---------------------------------------------------------------- constants
+
+    /// BN254 scalar field order r: every public input of the circuits lives below it.
+    uint256 public constant FIELD_MODULUS =
+        21888242871839275222246405745257275088548364400416034343698204186575808495617;
+    /// After filing, the time anyone has to settle a claim with a proof; from then on it defaults.
+    uint256 public constant PROOF_WINDOW = 3 days;
+    /// Claims on a session close this long after its final commitment, or after the promise's retirement,
+    /// whichever comes first. The reserve of a retired promise stays locked for the same span.
+    uint256 public constant CLAIM_WINDOW = 30 days;
+    /// Capacity classes per promise. A fixed array spares settle() a cold read of a dynamic array's length.
+    uint256 public constant MAX_VERIFIERS = 16;
+
+    IPoseidon3 public immutable POSEIDON3;
+    uint32 public immutable MAX_CHECKPOINTS;
+
+    // ---------------------------------------------------------------- storage
+
+    /// Withdrawn was added after the first cut; the numbers of the others are unchanged.
+    enum ClaimStatus {
+        None,
+        Open,
+        Settled,
+        Defaulted,
+        Withdrawn
+    }
+
+    struct VerifierEntry {
+        address verifier;
+        uint32 capacity; // largest trace size (record count) the circuit behind `verifier` accepts
+    }
+
+    /// payout, paramsHash, profileHash, predicateId and verifiers are written once, in registerPromise (P5).
+    struct PromiseState {
+        // slot 0, read by fileClaim for coverage: nonces of registration and retirement (0: not retired)
+        address provider;
+        uint48 nonce;
+        uint48 retiredNonce;
+        // slot 1: the money, read and written together by fileClaim, settle, claimDefault and withdrawClaim.
+        // 2^112 wei is 5e15 ether; amounts above it revert with AmountTooLarge.
+        uint112 payout;
+        uint112 reserve;
+        uint32 openClaims; // claims filed and not yet settled, defaulted or withdrawn
+        // slot 2
+        uint32 predicateId;
+        uint48 retiredAt;
+        bool reserveWithdrawn;
+        uint256 paramsHash;
+        uint256 profileHash;
+        // Ascending capacity, terminated by the first empty entry.
+        VerifierEntry[MAX_VERIFIERS] verifiers;
+    }
+
+    struct Session {
+        // slot 0: everything checkpoint() checks and updates, so a checkpoint touches this slot and accWord only
+        address provider;
+        uint32 lastN;
+        uint32 checkpointCount;
+        uint32 finalN;
+        // slot 1: read by fileClaim (user, coverage nonce, claim window)
+        address user;
+        uint48 nonce; // coverageNonce at opening
+        uint48 closedAt; // 0 until the final commitment
+        uint256 profileHash;
+        // acc (< r < 2^254) plus two flag bits above it. OPENED is set at openSession so the first checkpoint
+        // rewrites a nonzero slot (5k gas) instead of creating one (22k); CLOSED lets checkpoint() see closure
+        // without reading another slot.
+        uint256 accWord;
+        uint256 finalRoot;
+    }
+
+    /// Two slots, both read by settle(). The claimant is not stored: only the session's user may file, and a
+    /// session's user never changes, so it is `_sessions[sessionId].user`.
+    struct Claim {
+        // slot 0
+        ClaimStatus status;
+        uint48 filedAt;
+        uint64 promiseId;
+        uint128 bond;
+        // slot 1
+        bytes32 sessionId;
+    }
+
+    /// Per (session, promise) pair. Claims on a pair are serialised: at most one open at a time, and once
+    /// resolved the pair never pays again (P6), whatever proof bytes arrive later (Groth16 is malleable).
+    struct Pair {
+        uint64 openClaimId;
+        bool resolved;
+    }
+
+    uint256 internal constant ACC_MASK = (1 << 254) - 1;
+    uint256 internal constant OPENED = 1 << 255;
+    uint256 internal constant CLOSED = 1 << 254;
+
+    /// One counter orders registrations, retirements and session openings, so coverage is decided by order,
+    /// never by timestamps that two transactions in one block share.
+    uint64 public coverageNonce;
+    uint64 public promiseCount;
+    uint64 public claimCount;
+
+    mapping(uint256 => PromiseState) internal _promises;
+    mapping(bytes32 => Session) internal _sessions;
+    mapping(uint256 => Claim) internal _claims;
+    mapping(bytes32 => mapping(uint256 => Pair)) internal _pairs;
+    /// Withdrawable balance plus one, once an account is touched (0: never touched). The +1 keeps the slot
+    /// nonzero for good, so settle() and claimDefault() rewrite a slot (5k gas) instead of creating one (22k).
+    /// Every beneficiary is touched beforehand, and pays for it once: the provider in registerPromise, the
+    /// claimant in fileClaim. Read balances with credits().
+    mapping(address => uint256) internal _creditsPlusOne;
+
+    // ---------------------------------------------------------------- views' return types
+
+    struct PromiseView {
+        address provider;
+        uint32 predicateId;
+        uint64 nonce;
+        uint256 paramsHash;
+        uint256 profileHash;
+        uint256 payout;
+        uint256 reserve;
+        uint32[] capacities;
+        address[] verifiers;
+        uint64 retiredAt; // 0: not retired
+        uint64 retiredNonce;
+        uint32 openClaims;
+        bool reserveWithdrawn;
+    }
+
+    struct SessionView {
+        address provider;
+        address user;
+        uint256 profileHash;
+        uint32 lastN;
+        uint32 checkpointCount;
+        uint256 acc;
+        bool closed;
+        uint32 finalN;
+        uint256 finalRoot;
+        uint64 closedAt;
+        uint64 nonce;
+    }
+
+    struct ClaimView {
+        bytes32 sessionId;
+        uint256 promiseId;
+        address claimant;
+        uint256 bond;
+        uint64 filedAt;
+        ClaimStatus status;
+    }
+
+    // ---------------------------------------------------------------- events (one per state change)
+
+    event PromiseRegistered(
+        uint256 indexed promiseId, address indexed provider, uint32 predicateId, uint256 paramsHash,
+        uint256 profileHash, uint256 payout, uint256 reserve, uint64 nonce
+    );
+    event PromiseFunded(uint256 indexed promiseId, address indexed funder, uint256 amount, uint256 reserve);
+    event PromiseRetired(uint256 indexed promiseId, uint256 retiredAt, uint64 nonce);
+    event ReserveWithdrawn(uint256 indexed promiseId, address indexed provider, uint256 amount);
+    event SessionOpened(
+        bytes32 indexed sessionId, address indexed provider, address indexed user, uint256 profileHash, uint64 nonce
+    );
+    event Checkpointed(bytes32 indexed sessionId, uint32 n, uint256 root, uint256 acc);
+    event SessionClosed(bytes32 indexed sessionId, uint32 finalN, uint256 finalRoot, uint256 acc);
+    event ClaimFiled(
+        uint256 indexed claimId, bytes32 indexed sessionId, uint256 indexed promiseId, address claimant, uint256 bond
+    );
+    event ClaimSettled(uint256 indexed claimId, bool violated, address beneficiary, uint256 amount);
+    event ClaimDefaulted(uint256 indexed claimId, address beneficiary, uint256 amount);
+    event ClaimWithdrawn(uint256 indexed claimId, address claimant, uint256 bond);
+    event Withdrawn(address indexed account, uint256 amount);
+
+    // ---------------------------------------------------------------- errors
+
+    // configuration and arguments
+    error InvalidConfig();
+    error NotFieldElement(uint256 value);
+    error ZeroAddress();
+    error ZeroValue();
+    error AmountTooLarge(uint256 amount);
+    error ZeroPayout();
+    error BadCapacities();
+    error TooManyVerifiers(uint256 max);
+    error LengthMismatch();
+    error VerifierNotContract(address verifier);
+    // lookups and roles
+    error UnknownPromise(uint256 promiseId);
+    error UnknownSession(bytes32 sessionId);
+    error UnknownClaim(uint256 claimId);
+    error SessionExists(bytes32 sessionId);
+    error NotProvider();
+    error NotUser();
+    // promise lifecycle
+    error InsufficientReserve(uint256 reserve, uint256 payout);
+    error PromiseIsRetired(uint256 promiseId);
+    error PromiseNotRetired(uint256 promiseId);
+    error ClaimWindowOpen(uint256 endsAt);
+    error ClaimsOpen(uint256 count);
+    error ReserveAlreadyWithdrawn(uint256 promiseId);
+    // sessions
+    error AlreadyClosed(bytes32 sessionId);
+    error SessionNotClosed(bytes32 sessionId);
+    error CheckpointNotIncreasing(uint32 n, uint32 lastN);
+    error FinalBelowCheckpoint(uint32 n, uint32 lastN);
+    error TooManyCheckpoints(uint32 max);
+    // claims
+    error ProviderMismatch();
+    error NotCovered();
+    error OpenedAfterRetirement();
+    error ProfileMismatch();
+    error ClaimWindowClosed(uint256 deadline);
+    error PairResolved();
+    error ClaimAlreadyOpen(uint256 claimId);
+    error ClaimNotOpen(uint256 claimId);
+    error ReserveSufficient(uint256 reserve, uint256 payout);
+    // settlement
+    error NoVerifierForSize(uint32 n);
+    error InvalidProof();
+    error ProofWindowOpen(uint256 endsAt);
+    error ProofWindowClosed(uint256 endedAt);
+    // payments
+    error NothingToWithdraw();
+    error TransferFailed();
+
+    // ---------------------------------------------------------------- constructor
+
+    constructor(address poseidon3, uint32 maxCheckpoints) {
+        if (poseidon3.code.length == 0 || maxCheckpoints == 0) revert InvalidConfig();
+        POSEIDON3 = IPoseidon3(poseidon3);
+        MAX_CHECKPOINTS = maxCheckpoints;
+    }
+
+    // ---------------------------------------------------------------- views
+
+    function getPromise(uint256 promiseId) external view returns (PromiseView memory v) {
+        PromiseState storage p = _promise(promiseId);
+        uint256 k;
+        while (k < MAX_VERIFIERS && p.verifiers[k].verifier != address(0)) ++k;
+        v.capacities = new uint32[](k);
+        v.verifiers = new address[](k);
+        for (uint256 i; i < k; ++i) {
+            v.capacities[i] = p.verifiers[i].capacity;
+            v.verifiers[i] = p.verifiers[i].verifier;
+        }
+        v.provider = p.provider;
+        v.predicateId = p.predicateId;
+        v.nonce = p.nonce;
+        v.paramsHash = p.paramsHash;
+        v.profileHash = p.profileHash;
+        v.payout = p.payout;
+        v.reserve = p.reserve;
+        v.retiredAt = p.retiredAt;
+        v.retiredNonce = p.retiredNonce;
+        v.openClaims = p.openClaims;
+        v.reserveWithdrawn = p.reserveWithdrawn;
+    }
+
+    function getSession(bytes32 sessionId) external view returns (SessionView memory) {
+        Session storage s = _session(sessionId);
+        return
+            SessionView({
+                provider: s.provider,
+                user: s.user,
+                profileHash: s.profileHash,
+                lastN: s.lastN,
+                checkpointCount: s.checkpointCount,
+                acc: s.accWord & ACC_MASK,
+                closed: s.accWord & CLOSED != 0,
+                finalN: s.finalN,
+                finalRoot: s.finalRoot,
+                closedAt: s.closedAt,
+                nonce: s.nonce
+            });
+    }
+
+    function getClaim(uint256 claimId) external view returns (ClaimView memory) {
+        Claim storage c = _claim(claimId);
+        return
+            ClaimView({
+                sessionId: c.sessionId,
+                promiseId: c.promiseId,
+                claimant: _sessions[c.sessionId].user,
+                bond: c.bond,
+                filedAt: c.filedAt,
+                status: c.status
+            });
+    }
+
+    function pairOf(bytes32 sessionId, uint256 promiseId) external view returns (uint256 openClaimId, bool resolved) {
+        Pair storage pair = _pairs[sessionId][promiseId];
+        return (pair.openClaimId, pair.resolved);
+    }
+
+    function credits(address account) external view returns (uint256) {
+        uint256 raw = _creditsPlusOne[account];
+        return raw == 0 ? 0 : raw - 1;
+    }
+
+    /// @notice Last second at which the session's user may file a claim on this promise (inclusive);
+    /// type(uint256).max while neither the session is closed nor the promise retired. Coverage is not checked.
+    function claimDeadline(bytes32 sessionId, uint256 promiseId) external view returns (uint256) {
+        return _claimDeadline(_session(sessionId), _promise(promiseId));
+    }
+
+    /// @notice The proof's first public input: binds it to this chain, this escrow and this (session, promise)
+    /// pair (P4). keccak is wider than the field, so it drops its low 3 bits, as sdk/hash.ts reduceBytes32 does.
+    function contextOf(bytes32 sessionId, uint256 promiseId) public view returns (uint256) {
+        return uint256(keccak256(abi.encode(block.chainid, address(this), sessionId, promiseId))) >> 3;
+    }
+
+    /// @notice The exact public inputs settle() would pass to the verifier for this claim and outcome.
+    function publicInputsOf(uint256 claimId, bool violated) external view returns (uint256[6] memory inputs) {
+        Claim storage c = _claim(claimId);
+        (inputs, ) = _publicInputs(c.sessionId, c.promiseId, _sessions[c.sessionId], _promises[c.promiseId], violated);
+    }
+
+    /// @notice The verifier (and its capacity) settle() would call for this claim.
+    function verifierOf(uint256 claimId) external view returns (address verifier, uint32 capacity) {
+        Claim storage c = _claim(claimId);
+        Session storage s = _sessions[c.sessionId];
+        if (s.accWord & CLOSED == 0) revert SessionNotClosed(c.sessionId);
+        return _verifierFor(_promises[c.promiseId], s.finalN);
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    function _field(uint256 x) internal pure {
+        if (x >= FIELD_MODULUS) revert NotFieldElement(x);
+    }
+
+    function _u112(uint256 x) internal pure returns (uint112) {
+        if (x > type(uint112).max) revert AmountTooLarge(x);
+        return uint112(x);
+    }
+
+    function _promise(uint256 promiseId) internal view returns (PromiseState storage p) {
+        p = _promises[promiseId];
+        if (p.provider == address(0)) revert UnknownPromise(promiseId);
+    }
+
+    function _session(bytes32 sessionId) internal view returns (Session storage s) {
+        s = _sessions[sessionId];
+        if (s.provider == address(0)) revert UnknownSession(sessionId);
+    }
+
+    function _claim(uint256 claimId) internal view returns (Claim storage c) {
+        c = _claims[claimId];
+        if (c.status == ClaimStatus.None) revert UnknownClaim(claimId);
+    }
+
+    function _touch(address account) internal {
+        if (_creditsPlusOne[account] == 0) _creditsPlusOne[account] = 1;
+    }
+
+    function _credit(address account, uint256 amount) internal {
+        uint256 raw = _creditsPlusOne[account];
+        _creditsPlusOne[account] = (raw == 0 ? 1 : raw) + amount;
+    }
+
+    /// closedAt + CLAIM_WINDOW, or retiredAt + CLAIM_WINDOW, whichever is earlier; unbounded without either.
+    /// Checkpoints never start the clock: only the final commitment (closedAt) does.
+    function _claimDeadline(Session storage s, PromiseState storage p) internal view returns (uint256 deadline) {
+        deadline = type(uint256).max;
+        uint256 closedAt = s.closedAt;
+        if (closedAt != 0) deadline = closedAt + CLAIM_WINDOW;
+        if (p.retiredNonce != 0) {
+            uint256 retiredEnd = uint256(p.retiredAt) + CLAIM_WINDOW;
+            if (retiredEnd < deadline) deadline = retiredEnd;
+        }
+    }
+
+    /// Everything comes from storage; the caller chooses only the outcome, which the circuit pins. Each input is
+    /// below r: context by its shift, finalRoot and paramsHash by _field at write time, finalN as a uint32, and acc
+    /// as a Poseidon output.
+    function _publicInputs(
+        bytes32 sessionId,
+        uint256 promiseId,
+        Session storage s,
+        PromiseState storage p,
+        bool violated
+    ) internal view returns (uint256[6] memory inputs, uint32 finalN) {
+        uint256 word = s.accWord;
+        if (word & CLOSED == 0) revert SessionNotClosed(sessionId);
+        finalN = s.finalN;
+        inputs[0] = contextOf(sessionId, promiseId);
+        inputs[1] = s.finalRoot;
+        inputs[2] = finalN;
+        inputs[3] = word & ACC_MASK;
+        inputs[4] = p.paramsHash;
+        inputs[5] = violated ? 1 : 0;
+    }
+
+    /// Smallest capacity that fits: capacities ascend, so the first fit is the cheapest circuit.
+    function _verifierFor(PromiseState storage p, uint32 n) internal view returns (address, uint32) {
+        for (uint256 i; i < MAX_VERIFIERS; ++i) {
+            VerifierEntry storage e = p.verifiers[i];
+            if (e.verifier == address(0)) break;
+            if (e.capacity >= n) return (e.verifier, e.capacity);
+        }
+        revert NoVerifierForSize(n);
+    }
+
+    /// A verifier that reverts or returns anything but `true` rejects the proof.
+    function _verify(address verifier, uint256[8] calldata proof, uint256[6] memory inputs)
+        internal
+        view
+        returns (bool)
+    {
+        (bool ok, bytes memory ret) = verifier.staticcall(
+            abi.encodeCall(
+                IGroth16Verifier6.verifyProof,
+                (
+                    [proof[0], proof[1]],
+                    [[proof[2], proof[3]], [proof[4], proof[5]]],
+                    [proof[6], proof[7]],
+                    inputs
+                )
+            )
+        );
+        return ok && ret.length == 32 && abi.decode(ret, (uint256)) == 1;
+    }
+
+    /// Raw staticcall: skips Solidity's memory-array ABI encoding in the hottest path (every checkpoint).
+    function _poseidon3(uint256 a, uint256 b, uint256 c) internal view returns (uint256 h) {
+        address target = address(POSEIDON3);
+        bytes4 selector = IPoseidon3.poseidon.selector;
+        bool ok;
+        assembly ("memory-safe") {
+            let m := mload(0x40)
+            mstore(m, selector)
+            mstore(add(m, 0x04), a)
+            mstore(add(m, 0x24), b)
+            mstore(add(m, 0x44), c)
+            ok := staticcall(gas(), target, m, 0x64, 0x00, 0x20)
+            ok := and(ok, eq(returndatasize(), 0x20))
+            h := mload(0x00)
+        }
+        if (!ok) revert InvalidConfig();
+    }
+}

@@ -1,0 +1,197 @@
+// AAP-3 payment: every executed payment goes to allowlisted merchants, with an
+// amount of at most `cap`.
+//
+// Semantics (as VAI's payment promise, fail-closed where VAI would raise):
+// - only executed calls count: a blocked record is not a call;
+// - only calls to a tool in `payTools`;
+// - the merchants are the profile's target argument of that tool (a string, or a
+//   list of at most 2); a payment naming no merchant (argument missing, null, [] or
+//   only nulls) violates; every merchant named must be on `merchants` (exact string
+//   match; a non-string merchant is never on it);
+// - the amount is the profile's amount argument in integer minor units (the tool's
+//   `decimals`): a missing amount violates, so does a malformed one (not a whole
+//   number of minor units, negative, not a number, or over 2^64 - 2), and so does
+//   an amount > cap;
+// - the verdict reports the first violating record.
+// θ: payTools (1..2 tools), merchants (≤ 8 strings), cap (integer in [0, 2^64 - 1],
+// in minor units). Every pay tool must be read with a target and an amount, at one
+// scale (checkProfile).
+// VAI's names are accepted too: pay_tool (default "send_payment"), max_amount,
+// merchant_allowlist, recipient_key (default "target"), amount_key (default
+// "amount"), plus this project's amount_decimals (default 0). The two keys and the
+// scale belong to the encoding profile, not to θ: aap3ProfileFromVai gives the
+// profile entry they imply, and checkProfile refuses a profile that reads otherwise.
+// max_amount must be a whole number of minor units at amount_decimals.
+// Circuit: circuits/predicates/aap3_payment.circom.
+import { callAmount, callTargets } from "../encoding.js";
+import { stringToField } from "../hash.js";
+import type { EncodingProfile } from "../profile.js";
+import { ThetaError, type PredicateDefinition } from "./types.js";
+import {
+  onlyKeys,
+  parseLimit,
+  sharedAmountScale,
+  stringSet,
+  vaiAmountLimit,
+  vaiDecimals,
+  vaiKey,
+} from "./theta-amounts.js";
+
+export interface Aap3Theta {
+  payTools: string[];
+  merchants: string[];
+  /** The largest amount one payment may carry, in minor units, as decimal digits (θ stays JSON). */
+  cap: string;
+  /** Set when θ came from VAI's names: the argument keys and scale they imply. */
+  vai?: { recipientKey: string; amountKey: string; decimals: number };
+}
+
+const CAPS = { tools: 2, merchants: 8 };
+const NAMES = ["payTools", "merchants", "cap"] as const;
+const VAI_NAMES = ["pay_tool", "max_amount", "merchant_allowlist", "recipient_key", "amount_key"] as const;
+const VAI_EXTRA = ["amount_decimals"] as const;
+
+function padded(list: readonly string[], size: number): bigint[] {
+  return [...list.map(stringToField), ...Array<bigint>(size - list.length).fill(0n)];
+}
+
+function parseVaiKeys(x: unknown): NonNullable<Aap3Theta["vai"]> {
+  const v = (typeof x === "object" && x !== null ? x : {}) as Record<string, unknown>;
+  onlyKeys(v, ["recipientKey", "amountKey", "decimals"], "AAP-3 θ: vai");
+  return {
+    recipientKey: vaiKey(v.recipientKey, "", "AAP-3 θ: vai.recipientKey") || fail("AAP-3 θ: vai.recipientKey is required"),
+    amountKey: vaiKey(v.amountKey, "", "AAP-3 θ: vai.amountKey") || fail("AAP-3 θ: vai.amountKey is required"),
+    decimals: vaiDecimals(v.decimals, "AAP-3 θ: vai.decimals"),
+  };
+}
+
+function fail(message: string): never {
+  throw new ThetaError(message);
+}
+
+function parseVai(t: Record<string, unknown>): Aap3Theta {
+  const what = "AAP-3 params";
+  const payTool = vaiKey(t.pay_tool, "send_payment", `${what}: pay_tool`);
+  const decimals = vaiDecimals(t.amount_decimals, `${what}: amount_decimals`);
+  if (t.max_amount === undefined) throw new ThetaError(`${what}: max_amount is required`);
+  return {
+    payTools: [payTool],
+    merchants: stringSet(t.merchant_allowlist, `${what}: merchant_allowlist`, CAPS.merchants),
+    cap: String(vaiAmountLimit(t.max_amount, decimals, `${what}: max_amount`)),
+    vai: {
+      recipientKey: vaiKey(t.recipient_key, "target", `${what}: recipient_key`),
+      amountKey: vaiKey(t.amount_key, "amount", `${what}: amount_key`),
+      decimals,
+    },
+  };
+}
+
+/**
+ * The encoding-profile entry that VAI's AAP-3 parameters imply: the pay tool reads
+ * its merchant from `recipient_key` and its amount from `amount_key` at
+ * `amount_decimals` (default 0). Merge it into the session's profile.
+ */
+export function aap3ProfileFromVai(params: unknown): EncodingProfile["tools"] {
+  const theta = aap3Payment.parseTheta(params);
+  if (!theta.vai) throw new ThetaError("AAP-3: these are zkVAI θ names, which imply no profile entries");
+  const { recipientKey, amountKey, decimals } = theta.vai;
+  return Object.fromEntries(
+    theta.payTools.map((tool) => [tool, { target: recipientKey, amount: { key: amountKey, decimals } }]),
+  );
+}
+
+export const aap3Payment: PredicateDefinition<Aap3Theta> = {
+  id: "AAP-3",
+  code: 3,
+  caps: CAPS,
+
+  parseTheta(x) {
+    if (typeof x !== "object" || x === null || Array.isArray(x)) throw new ThetaError("AAP-3 θ must be an object");
+    const t = x as Record<string, unknown>;
+    const vaiForm = VAI_NAMES.some((k) => k in t);
+    if (vaiForm) {
+      if (NAMES.some((k) => k in t)) {
+        throw new ThetaError(`AAP-3 θ mixes zkVAI names (${NAMES.join(", ")}) with VAI's (${VAI_NAMES.join(", ")})`);
+      }
+      return parseVai(t);
+    }
+    onlyKeys(t, [...NAMES, "vai"], "AAP-3 θ");
+    const payTools = stringSet(t.payTools, "AAP-3 θ: payTools", CAPS.tools);
+    if (payTools.length === 0) throw new ThetaError("AAP-3 θ: payTools is empty, so the promise says nothing");
+    const theta: Aap3Theta = {
+      payTools,
+      merchants: stringSet(t.merchants, "AAP-3 θ: merchants", CAPS.merchants),
+      cap: String(parseLimit(t.cap, "AAP-3 θ: cap")),
+    };
+    // A parsed θ parses to itself, with the keys its VAI params implied.
+    if (t.vai !== undefined) theta.vai = parseVaiKeys(t.vai);
+    return theta;
+  },
+
+  profileHints(rawParams) {
+    const theta = this.parseTheta(rawParams);
+    return theta.vai ? aap3ProfileFromVai(rawParams) : {};
+  },
+
+  checkProfile(theta, profile) {
+    for (const tool of theta.payTools) {
+      const target = profile.tools[tool]?.target;
+      if (target === undefined) {
+        throw new ThetaError(`AAP-3 θ: the encoding profile does not read a merchant (target) for pay tool "${tool}"`);
+      }
+      if (theta.vai && target !== theta.vai.recipientKey) {
+        throw new ThetaError(
+          `AAP-3 θ: the params read pay tool "${tool}"'s merchant as "${theta.vai.recipientKey}", but the encoding profile reads "${target}"`,
+        );
+      }
+    }
+    sharedAmountScale(theta.payTools, profile, "AAP-3 θ: pay tools", theta.vai);
+  },
+
+  thetaVector(theta) {
+    return [
+      BigInt(this.code),
+      BigInt(CAPS.tools),
+      BigInt(CAPS.merchants),
+      ...padded(theta.payTools, CAPS.tools),
+      ...padded(theta.merchants, CAPS.merchants),
+      BigInt(theta.cap),
+    ];
+  },
+
+  evaluate(records, theta, profile) {
+    const pay = new Set(theta.payTools);
+    const allowed = new Set(theta.merchants);
+    const violation = (seq: number, reason: string) => ({ violated: true, seq, reason });
+    for (const r of records) {
+      if (r.kind !== "call" || r.blocked || !pay.has(r.tool)) continue;
+      const targets = callTargets(r, profile);
+      if (targets.length === 0) return violation(r.seq, `payment ${r.tool} names no merchant`);
+      const off = targets.find((t) => !allowed.has(t));
+      if (off !== undefined) {
+        return violation(r.seq, `payment ${r.tool} to non-allowlisted merchant ${JSON.stringify(off)}`);
+      }
+      const amount = callAmount(r, profile);
+      if (amount === undefined) return violation(r.seq, `payment ${r.tool} has no amount`);
+      if (amount === "malformed") {
+        const spec = profile.tools[r.tool].amount!;
+        return violation(
+          r.seq,
+          `payment ${r.tool} amount ${JSON.stringify(r.args[spec.key])} is not a whole number of minor units at ${spec.decimals} decimals in [0, 2^64 - 2]`,
+        );
+      }
+      if (amount > BigInt(theta.cap)) {
+        return violation(r.seq, `payment ${r.tool} amount ${amount} exceeds the cap of ${theta.cap} (minor units)`);
+      }
+    }
+    return { violated: false, seq: null, reason: "" };
+  },
+
+  circuitInputs(theta) {
+    return {
+      tools: padded(theta.payTools, CAPS.tools).map(String),
+      merchants: padded(theta.merchants, CAPS.merchants).map(String),
+      cap: [String(theta.cap)],
+    };
+  },
+};

@@ -1,0 +1,184 @@
+// Shared escrow fixture for the contract tests: one escrow over the generated Poseidon(3), MockVerifiers, named
+// wallets, block-time control, and the money ledger that P6 is checked against.
+import { beforeAll, beforeEach } from "vitest";
+import { keccak256, parseEther, toHex, type Abi, type Address, type Hex } from "viem";
+import {
+  ClaimStatus,
+  deployContract,
+  deployEscrow,
+  deployPoseidon3,
+  embeddedChain,
+  EscrowClient,
+  readArtifact,
+  type ChainHandle,
+  type Wallet,
+} from "../../sdk/chain.js";
+
+export const DAY = 24n * 3600n;
+export const PROOF_WINDOW = 3n * DAY;
+export const CLAIM_WINDOW = 30n * DAY;
+export const PAYOUT = parseEther("1");
+export const BOND = parseEther("0.1");
+export const PROFILE = 77n;
+export const PARAMS = 1234n;
+export const PROOF = [11n, 12n, 13n, 14n, 15n, 16n, 17n, 18n] as const;
+
+export const sid = (label: string): Hex => keccak256(toHex(label));
+
+export interface Fixture {
+  chain: ChainHandle;
+  provider: Wallet;
+  user: Wallet;
+  stranger: Wallet;
+  otherProvider: Wallet;
+  otherUser: Wallet;
+  /** Sends as the provider; `.as(wallet)` for anyone else. */
+  escrow: EscrowClient;
+  asUser: EscrowClient;
+  asStranger: EscrowClient;
+  verifier: Address;
+  mockAbi: Abi;
+}
+
+/** Deploys once per file and reverts the chain to that point before every test. */
+export function escrowFixture(opts: { maxCheckpoints?: number } = {}): Fixture {
+  const fx = {} as Fixture;
+  let snapshot: Hex;
+  beforeAll(async () => {
+    fx.chain = await embeddedChain();
+    [fx.provider, fx.user, fx.stranger, fx.otherProvider, fx.otherUser] = fx.chain.wallets;
+    const poseidon3 = (await deployPoseidon3(fx.chain, fx.provider)).address;
+    const { address } = await deployEscrow(fx.chain, fx.provider, {
+      poseidon3,
+      maxCheckpoints: opts.maxCheckpoints ?? 8,
+    });
+    fx.escrow = await EscrowClient.connect(fx.chain, address, fx.provider);
+    fx.asUser = fx.escrow.as(fx.user);
+    fx.asStranger = fx.escrow.as(fx.stranger);
+    fx.verifier = (await deployContract(fx.chain, fx.provider, "MockVerifier")).address;
+    fx.mockAbi = (await readArtifact("MockVerifier")).abi;
+    snapshot = await fx.chain.testClient.snapshot();
+  });
+  beforeEach(async () => {
+    await fx.chain.testClient.revert({ id: snapshot });
+    snapshot = await fx.chain.testClient.snapshot(); // a Hardhat snapshot is spent by reverting to it
+  });
+  return fx;
+}
+
+/** Whether the MockVerifier accepts the next proofs. */
+export async function proofsValid(fx: Fixture, valid: boolean) {
+  const hash = await fx.provider.writeContract({
+    address: fx.verifier,
+    abi: fx.mockAbi,
+    functionName: "setResult",
+    args: [valid],
+  });
+  await fx.chain.publicClient.waitForTransactionReceipt({ hash });
+}
+
+export async function register(
+  fx: Fixture,
+  o: { from?: Wallet; payout?: bigint; reserve?: bigint; profile?: bigint } = {},
+): Promise<bigint> {
+  const { promiseId } = await fx.escrow.as(o.from ?? fx.provider).registerPromise({
+    predicateId: 4,
+    paramsHash: PARAMS,
+    profileHash: o.profile ?? PROFILE,
+    payout: o.payout ?? PAYOUT,
+    value: o.reserve,
+    capacities: [64],
+    verifiers: [fx.verifier],
+  });
+  return promiseId;
+}
+
+/** Opens a session for `user` (default fx.user), with one checkpoint unless told otherwise, and closes it. */
+export async function session(
+  fx: Fixture,
+  label: string,
+  o: { user?: Wallet | Address; from?: Wallet; checkpoints?: number; close?: boolean } = {},
+): Promise<Hex> {
+  const sessionId = sid(label);
+  const as = fx.escrow.as(o.from ?? fx.provider);
+  const user = typeof o.user === "string" ? o.user : (o.user ?? fx.user).account.address;
+  await as.openSession(sessionId, user, PROFILE);
+  const k = o.checkpoints ?? 1;
+  for (let i = 1; i <= k; i++) await as.checkpoint(sessionId, 2 * i, 1000n + BigInt(i));
+  if (o.close !== false) await as.closeSession(sessionId, 2 * k + 1, 555n);
+  return sessionId;
+}
+
+export async function claim(fx: Fixture, sessionId: Hex, promiseId: bigint, o: { by?: Wallet; bond?: bigint } = {}) {
+  return (await fx.escrow.as(o.by ?? fx.user).fileClaim(sessionId, promiseId, o.bond ?? BOND)).claimId;
+}
+
+/** The next transaction is mined at exactly `t`. */
+export async function at(fx: Fixture, t: bigint) {
+  await fx.chain.testClient.setNextBlockTimestamp({ timestamp: t });
+}
+
+export async function latest(fx: Fixture): Promise<bigint> {
+  return (await fx.chain.publicClient.getBlock()).timestamp;
+}
+
+export async function closedAt(fx: Fixture, sessionId: Hex): Promise<bigint> {
+  return (await fx.escrow.session(sessionId)).closedAt;
+}
+
+export async function filedAt(fx: Fixture, claimId: bigint): Promise<bigint> {
+  return (await fx.escrow.claim(claimId)).filedAt;
+}
+
+/** Runs `body` and rolls the chain back afterwards, to try both sides of a fence on the same state. */
+export async function whatIf<T>(fx: Fixture, body: () => Promise<T>): Promise<T> {
+  const id = await fx.chain.testClient.snapshot();
+  try {
+    return await body();
+  } finally {
+    await fx.chain.testClient.revert({ id });
+  }
+}
+
+export interface Ledger {
+  balance: bigint;
+  reserves: bigint;
+  openBonds: bigint;
+  credits: bigint;
+}
+
+/** The escrow's ether and what it owes, summed over every promise, every claim and the given accounts. */
+export async function ledger(fx: Fixture, accounts: readonly Address[]): Promise<Ledger> {
+  const e = fx.escrow;
+  const pc = (await fx.chain.publicClient.readContract({
+    address: e.address,
+    abi: e.abi,
+    functionName: "promiseCount",
+  })) as bigint;
+  const cc = (await fx.chain.publicClient.readContract({
+    address: e.address,
+    abi: e.abi,
+    functionName: "claimCount",
+  })) as bigint;
+  let reserves = 0n;
+  for (let i = 1n; i <= pc; i++) reserves += (await e.promise(i)).reserve;
+  let openBonds = 0n;
+  for (let i = 1n; i <= cc; i++) {
+    const c = await e.claim(i);
+    if (c.status === ClaimStatus.Open) openBonds += c.bond;
+  }
+  let credits = 0n;
+  for (const a of new Set(accounts)) credits += await e.credits(a);
+  const balance = await fx.chain.publicClient.getBalance({ address: e.address });
+  return { balance, reserves, openBonds, credits };
+}
+
+export async function expectSolvent(fx: Fixture, accounts: readonly Address[]) {
+  const l = await ledger(fx, accounts);
+  if (l.balance !== l.reserves + l.openBonds + l.credits)
+    throw new Error(`escrow holds ${l.balance}, owes ${JSON.stringify(l, (_, v) => String(v))}`);
+  return l;
+}
+
+export const addressesOf = (fx: Fixture) =>
+  [fx.provider, fx.user, fx.stranger, fx.otherProvider, fx.otherUser].map((w) => w.account.address);

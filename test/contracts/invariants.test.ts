@@ -1,0 +1,374 @@
+// Random sequences of every escrow operation (fast-check), checking after each step that
+//  - the escrow's balance equals reserves + open bonds + credits (P6: nothing created, nothing lost);
+//  - every ether paid in is either still held or was withdrawn (conservation, from the events);
+//  - each promise's openClaims matches its open claims;
+//  - no (session, promise) pair is paid twice, nor resolved twice, and a payout is exactly p + b;
+//  - every revert is one of the escrow's custom errors: never a panic (over/underflow) or a bare revert.
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { parseEventLogs, type Hex, type TransactionReceipt } from "viem";
+import { ClaimStatus, type EscrowClient, type Wallet } from "../../sdk/chain.js";
+import { escrowFixture, ledger, proofsValid, sid, type Fixture } from "./fixture.js";
+
+const fx = escrowFixture({ maxCheckpoints: 4 });
+const UNIT = 1000n;
+const RUNS = Number(process.env.INVARIANT_RUNS ?? 30);
+
+type Cmd =
+  | { op: "register"; p: number; payout: number; extra: number }
+  | { op: "fund"; i: number; units: number }
+  | { op: "retire"; i: number; other: boolean }
+  | { op: "withdrawReserve"; i: number }
+  | { op: "open"; p: number; u: number }
+  | { op: "checkpoint"; s: number; step: number }
+  | { op: "close"; s: number; step: number }
+  | { op: "claim"; s: number; i: number; bond: number; wrongUser: boolean }
+  | { op: "settle"; c: number; violated: boolean; valid: boolean }
+  | { op: "default"; c: number }
+  | { op: "withdrawClaim"; c: number }
+  | { op: "withdraw"; a: number }
+  | { op: "warp"; seconds: number };
+
+const idx = fc.nat({ max: 7 });
+const cmd: fc.Arbitrary<Cmd> = fc.oneof(
+    {
+    arbitrary: fc.record({ op: fc.constant("register" as const), p: fc.nat({ max: 1 }), payout: fc.constantFrom(0, 1, 1, 2, 3), extra: fc.nat({ max: 3 }) }),
+    weight: 2,
+  },
+  fc.record({ op: fc.constant("fund" as const), i: idx, units: fc.integer({ min: 0, max: 3 }) }),
+  {
+    arbitrary: fc.record({ op: fc.constant("retire" as const), i: idx, other: fc.constantFrom(false, false, true) }),
+    weight: 2,
+  },
+  { arbitrary: fc.record({ op: fc.constant("withdrawReserve" as const), i: idx }), weight: 3 },
+  { arbitrary: fc.record({ op: fc.constant("open" as const), p: fc.nat({ max: 1 }), u: fc.nat({ max: 1 }) }), weight: 2 },
+  fc.record({ op: fc.constant("checkpoint" as const), s: idx, step: fc.nat({ max: 3 }) }),
+  { arbitrary: fc.record({ op: fc.constant("close" as const), s: idx, step: fc.nat({ max: 2 }) }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      op: fc.constant("claim" as const),
+      s: idx,
+      i: idx,
+      bond: fc.constantFrom(0, 1, 1, 2),
+      wrongUser: fc.constantFrom(false, false, false, true),
+    }),
+    weight: 4,
+  },
+  {
+    arbitrary: fc.record({
+      op: fc.constant("settle" as const),
+      c: idx,
+      violated: fc.boolean(),
+      valid: fc.constantFrom(true, true, true, false),
+    }),
+    weight: 4,
+  },
+  fc.record({ op: fc.constant("default" as const), c: idx }),
+  fc.record({ op: fc.constant("withdrawClaim" as const), c: idx }),
+  { arbitrary: fc.record({ op: fc.constant("withdraw" as const), a: fc.nat({ max: 4 }) }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      op: fc.constant("warp" as const),
+      seconds: fc.constantFrom(60, 3600, 3 * 86400 - 1, 3 * 86400, 10 * 86400, 30 * 86400 + 1),
+    }),
+    weight: 2,
+  },
+);
+
+interface World {
+  promises: bigint[];
+  /** Provider index and creation order of each promise, in `promises` order. */
+  promiseMeta: { p: number; order: number }[];
+  sessions: { id: Hex; p: number; u: number; lastN: number; order: number }[];
+  order: number;
+  /** Bias only (the chain is the truth): open claims, retired promises, accounts with a credit. */
+  openClaims: Set<bigint>;
+  retired: Set<bigint>;
+  owed: Set<string>;
+  claims: bigint[];
+  paidIn: bigint;
+  withdrawn: bigint;
+  paidPairs: Set<string>;
+  resolvedPairs: Set<string>;
+  payouts: Map<bigint, bigint>; // promiseId -> payout
+  bonds: Map<bigint, { bond: bigint; pair: string }>; // claimId -> bond, pair
+}
+
+/** Every run starts from a promise per provider and sessions they cover, so claims have something to hit. */
+const PROLOGUE: Cmd[] = [
+  { op: "register", p: 0, payout: 2, extra: 1 },
+  { op: "register", p: 1, payout: 1, extra: 0 },
+  { op: "open", p: 0, u: 0 },
+  { op: "open", p: 0, u: 1 },
+  { op: "open", p: 1, u: 0 },
+  { op: "checkpoint", s: 0, step: 2 },
+  { op: "close", s: 0, step: 1 },
+];
+
+const successes = new Map<string, number>();
+const reverts = new Map<string, number>();
+let sessionSeq = 0;
+
+function wallets(f: Fixture) {
+  return {
+    providers: [f.provider, f.otherProvider] as Wallet[],
+    users: [f.user, f.otherUser] as Wallet[],
+    all: [f.provider, f.user, f.stranger, f.otherProvider, f.otherUser] as Wallet[],
+  };
+}
+
+const pick = <T>(xs: T[], i: number): T | undefined => (xs.length ? xs[i % xs.length] : undefined);
+/** Three times in four, an element of `likely` (when there is one); otherwise any element of `all`. */
+const biased = <T>(all: T[], likely: T[], i: number): T | undefined =>
+  i % 4 !== 0 && likely.length ? pick(likely, i) : pick(all, i);
+
+/** Runs one command; returns its receipt, or undefined when it reverted (with a custom error) or had no target. */
+async function step(w: World, c: Cmd): Promise<TransactionReceipt | undefined> {
+  const { providers, users, all } = wallets(fx);
+  const e = (wallet: Wallet): EscrowClient => fx.escrow.as(wallet);
+  let tx: Promise<{ txHash: Hex }> | undefined;
+  switch (c.op) {
+    case "register": {
+      const payout = BigInt(c.payout) * UNIT;
+      const value = payout + BigInt(c.extra) * UNIT;
+      const r = await receiptOrRevert(
+        e(providers[c.p]).registerPromise({
+          predicateId: 4,
+          paramsHash: 1n,
+          profileHash: 7n,
+          payout,
+          value,
+          capacities: [64],
+          verifiers: [fx.verifier],
+        }),
+      );
+      if (r) w.promiseMeta.push({ p: c.p, order: w.order++ });
+      return r;
+    }
+    case "fund": {
+      const id = pick(w.promises, c.i);
+      if (id !== undefined) tx = e(fx.stranger).fund(id, BigInt(c.units) * UNIT);
+      break;
+    }
+    case "retire": {
+      const id = pick(w.promises, c.i);
+      if (id !== undefined) {
+        const owner = (await fx.escrow.promise(id)).provider;
+        const wallet = c.other ? fx.stranger : all.find((x) => x.account.address === owner)!;
+        tx = e(wallet).retirePromise(id);
+      }
+      break;
+    }
+    case "withdrawReserve": {
+      const id = biased(w.promises, [...w.retired], c.i);
+      if (id !== undefined) {
+        const owner = (await fx.escrow.promise(id)).provider;
+        tx = e(all.find((x) => x.account.address === owner)!).withdrawReserve(id);
+      }
+      break;
+    }
+    case "open": {
+      const id = sid(`inv-${sessionSeq++}`);
+      const r = await receiptOrRevert(e(providers[c.p]).openSession(id, users[c.u].account.address, 7n));
+      if (r) w.sessions.push({ id, p: c.p, u: c.u, lastN: 0, order: w.order++ });
+      return r;
+    }
+    case "checkpoint": {
+      const s = pick(w.sessions, c.s);
+      if (s) {
+        const n = s.lastN + c.step; // step 0: not increasing
+        const r = await receiptOrRevert(e(providers[s.p]).checkpoint(s.id, n, BigInt(n) + 100n));
+        if (r) s.lastN = n;
+        return r;
+      }
+      break;
+    }
+    case "close": {
+      const s = pick(w.sessions, c.s);
+      if (s) tx = e(providers[s.p]).closeSession(s.id, s.lastN + c.step, 999n);
+      break;
+    }
+    case "claim": {
+      const s = pick(w.sessions, c.s);
+      // Mostly a promise that covers the session (same provider, registered earlier); else any promise.
+      const covering = s ? w.promises.filter((_, k) => w.promiseMeta[k].p === s.p && w.promiseMeta[k].order < s.order) : [];
+      const id = c.i % 4 !== 0 && covering.length ? pick(covering, c.i) : pick(w.promises, c.i);
+      if (s && id !== undefined) {
+        const by = c.wrongUser ? users[1 - s.u] : users[s.u];
+        tx = e(by).fileClaim(s.id, id, BigInt(c.bond) * (UNIT / 10n));
+      }
+      break;
+    }
+    case "settle": {
+      const id = biased(w.claims, [...w.openClaims], c.c);
+      if (id !== undefined) {
+        if (!c.valid) await proofsValid(fx, false);
+        try {
+          return await receiptOrRevert(fx.escrow.as(fx.stranger).settle(id, [1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n], c.violated));
+        } finally {
+          if (!c.valid) await proofsValid(fx, true);
+        }
+      }
+      break;
+    }
+    case "default": {
+      const id = biased(w.claims, [...w.openClaims], c.c);
+      if (id !== undefined) tx = e(fx.stranger).claimDefault(id);
+      break;
+    }
+    case "withdrawClaim": {
+      const id = biased(w.claims, [...w.openClaims], c.c);
+      if (id !== undefined) {
+        const claimant = (await fx.escrow.claim(id)).claimant;
+        tx = e(users.find((x) => x.account.address === claimant)!).withdrawClaim(id);
+      }
+      break;
+    }
+    case "withdraw":
+      tx = e(biased(all, all.filter((x) => w.owed.has(x.account.address)), c.a)!).withdraw();
+      break;
+    case "warp":
+      await fx.chain.testClient.increaseTime({ seconds: c.seconds });
+      return undefined;
+  }
+  return tx ? receiptOrRevert(tx) : undefined;
+}
+
+async function receiptOrRevert(tx: Promise<{ txHash: Hex }>): Promise<TransactionReceipt | undefined> {
+  try {
+    const { txHash } = await tx;
+    return await fx.chain.publicClient.getTransactionReceipt({ hash: txHash });
+  } catch (err) {
+    const msg = String((err as Error).message);
+    const custom = /reverted with custom error '(\w+)\(/.exec(msg) ?? /Error: (\w+)\(/.exec(msg);
+    if (!custom) throw new Error(`not a custom-error revert: ${msg.slice(0, 400)}`);
+    reverts.set(custom[1], (reverts.get(custom[1]) ?? 0) + 1);
+    return undefined;
+  }
+}
+
+/** Books a successful command's events into the world and checks the per-event invariants. */
+function book(w: World, receipt: TransactionReceipt) {
+  const logs = parseEventLogs({ abi: fx.escrow.abi, logs: receipt.logs });
+  for (const l of logs) {
+    const a = l.args as Record<string, never>;
+    const name = l.eventName as string;
+    successes.set(name, (successes.get(name) ?? 0) + 1);
+    switch (name) {
+      case "PromiseRegistered":
+        w.promises.push(a.promiseId);
+        w.payouts.set(a.promiseId, a.payout);
+        w.paidIn += a.reserve as bigint;
+        break;
+      case "PromiseFunded":
+        w.paidIn += a.amount as bigint;
+        break;
+      case "ClaimFiled": {
+        w.claims.push(a.claimId);
+        w.paidIn += a.bond as bigint;
+        w.bonds.set(a.claimId, { bond: a.bond, pair: `${a.sessionId}/${a.promiseId}` });
+        w.openClaims.add(a.claimId);
+        break;
+      }
+      case "ClaimSettled":
+      case "ClaimDefaulted": {
+        const { bond, pair } = w.bonds.get(a.claimId)!;
+        w.openClaims.delete(a.claimId);
+        w.owed.add(a.beneficiary);
+        const promiseId = BigInt(pair.split("/")[1]);
+        const pays = name === "ClaimDefaulted" || (a.violated as boolean);
+        expect(w.resolvedPairs.has(pair), `pair ${pair} resolved twice`).toBe(false);
+        w.resolvedPairs.add(pair);
+        if (pays) {
+          expect(w.paidPairs.has(pair), `pair ${pair} paid twice`).toBe(false);
+          w.paidPairs.add(pair);
+          expect(a.amount).toBe(w.payouts.get(promiseId)! + bond);
+        } else expect(a.amount).toBe(bond);
+        break;
+      }
+      case "ClaimWithdrawn":
+        expect(a.bond).toBe(w.bonds.get(a.claimId)!.bond);
+        w.openClaims.delete(a.claimId);
+        w.owed.add(a.claimant);
+        break;
+      case "PromiseRetired":
+        w.retired.add(a.promiseId);
+        break;
+      case "ReserveWithdrawn":
+        w.owed.add(a.provider);
+        break;
+      case "Withdrawn":
+        w.withdrawn += a.amount as bigint;
+        w.owed.delete(a.account);
+        break;
+    }
+  }
+}
+
+async function checkInvariants(w: World) {
+  const accounts = wallets(fx).all.map((x) => x.account.address);
+  const l = await ledger(fx, accounts);
+  expect(l.balance, "balance = reserves + open bonds + credits").toBe(l.reserves + l.openBonds + l.credits);
+  expect(l.balance + w.withdrawn, "paid in = held + withdrawn").toBe(w.paidIn);
+  const open = new Map<bigint, number>();
+  for (const id of w.claims) {
+    const c = await fx.escrow.claim(id);
+    if (c.status === ClaimStatus.Open) open.set(c.promiseId, (open.get(c.promiseId) ?? 0) + 1);
+  }
+  for (const id of w.promises) expect((await fx.escrow.promise(id)).openClaims).toBe(open.get(id) ?? 0);
+}
+
+describe("escrow invariants under random operation sequences", () => {
+  it("conserves money, pays each pair at most once, and reverts only with custom errors", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(cmd, { minLength: 10, maxLength: 40, size: "max" }), async (cmds) => {
+        const snap = await fx.chain.testClient.snapshot();
+        const w: World = {
+          promises: [],
+          promiseMeta: [],
+          sessions: [],
+          order: 0,
+          openClaims: new Set(),
+          retired: new Set(),
+          owed: new Set(),
+          claims: [],
+          paidIn: 0n,
+          withdrawn: 0n,
+          paidPairs: new Set(),
+          resolvedPairs: new Set(),
+          payouts: new Map(),
+          bonds: new Map(),
+        };
+        try {
+          for (const c of [...PROLOGUE, ...cmds]) {
+            const receipt = await step(w, c);
+            if (receipt) book(w, receipt);
+            await checkInvariants(w);
+          }
+        } finally {
+          await fx.chain.testClient.revert({ id: snap });
+        }
+      }),
+      { numRuns: RUNS, seed: Number(process.env.INVARIANT_SEED ?? 20260401), endOnFailure: true },
+    );
+    console.log("successes", Object.fromEntries(successes), "\nreverts", Object.fromEntries(reverts));
+    // The generator must reach every transition, or the property says little.
+    const reached = [...successes.keys()].sort();
+    expect(reached).toEqual(
+      [
+        "Checkpointed",
+        "ClaimDefaulted",
+        "ClaimFiled",
+        "ClaimSettled",
+        "ClaimWithdrawn",
+        "PromiseFunded",
+        "PromiseRegistered",
+        "PromiseRetired",
+        "ReserveWithdrawn",
+        "SessionClosed",
+        "SessionOpened",
+        "Withdrawn",
+      ].sort(),
+    );
+  });
+});

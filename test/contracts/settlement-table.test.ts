@@ -1,0 +1,307 @@
+// VAI's settlement table (paper, Appendix B.2, Table 4), rebuilt for zkVAI from DESIGN.md's protocol: one
+// test per row, each checking who is credited what, what the reserve loses, the claim's status, the pair's
+// state, and that the escrow still holds exactly what it owes (P6). docs/PROTOCOL.md prints the same table.
+import { describe, expect, it } from "vitest";
+import type { Hex } from "viem";
+import { ClaimStatus } from "../../sdk/chain.js";
+import {
+  addressesOf,
+  at,
+  BOND,
+  claim,
+  escrowFixture,
+  expectSolvent,
+  filedAt,
+  PAYOUT,
+  PROOF,
+  PROOF_WINDOW,
+  proofsValid,
+  register,
+  session,
+  whatIf,
+  type Fixture,
+} from "./fixture.js";
+
+const fx = escrowFixture();
+
+interface Ctx {
+  promiseId: bigint;
+  sessionId: Hex;
+  claimId: bigint;
+}
+
+/** A claim on a closed (or unclosed) session, over a promise whose reserve is exactly the payout, or drained. */
+async function filed(o: { close?: boolean; drained?: boolean } = {}): Promise<Ctx> {
+  const promiseId = await register(fx);
+  const sessionId = await session(fx, "row", { close: o.close });
+  const claimId = await claim(fx, sessionId, promiseId);
+  if (o.drained) {
+    // Another session's violation takes the whole reserve first (claims race; filing reserves nothing).
+    const other = await session(fx, "drainer");
+    const first = await claim(fx, other, promiseId);
+    await fx.escrow.settle(first, PROOF, true);
+    expect((await fx.escrow.promise(promiseId)).reserve).toBe(0n);
+  }
+  return { promiseId, sessionId, claimId };
+}
+
+async function afterWindow(c: Ctx) {
+  await at(fx, (await filedAt(fx, c.claimId)) + PROOF_WINDOW);
+}
+
+interface Row {
+  row: string;
+  setup: () => Promise<Ctx>;
+  act: (c: Ctx) => Promise<unknown>;
+  /** Expected revert; otherwise the credits and reserve deltas below. */
+  error?: RegExp;
+  user?: bigint;
+  provider?: bigint;
+  reserve?: bigint;
+  status: ClaimStatus;
+  resolved: boolean;
+}
+
+const rows: Row[] = [
+  {
+    row: "1. proof of violation within the proof window: user gets p + b from the reserve",
+    setup: () => filed(),
+    act: (c) => fx.asStranger.settle(c.claimId, PROOF, true),
+    user: PAYOUT + BOND,
+    reserve: -PAYOUT,
+    status: ClaimStatus.Settled,
+    resolved: true,
+  },
+  {
+    row: "2. proof of satisfaction within the proof window: provider gets b, reserve untouched",
+    setup: () => filed(),
+    act: (c) => fx.asStranger.settle(c.claimId, PROOF, false),
+    provider: BOND,
+    status: ClaimStatus.Settled,
+    resolved: true,
+  },
+  {
+    row: "3. a proof that does not verify changes nothing; the claim stays open",
+    setup: async () => {
+      const c = await filed();
+      await proofsValid(fx, false);
+      return c;
+    },
+    act: (c) => fx.escrow.settle(c.claimId, PROOF, false),
+    error: /InvalidProof/,
+    status: ClaimStatus.Open,
+    resolved: false,
+  },
+  {
+    row: "4. no proof within 3 days: default pays the user p + b",
+    setup: () => filed(),
+    act: async (c) => {
+      await afterWindow(c);
+      return fx.asStranger.claimDefault(c.claimId);
+    },
+    user: PAYOUT + BOND,
+    reserve: -PAYOUT,
+    status: ClaimStatus.Defaulted,
+    resolved: true,
+  },
+  {
+    row: "5. no final commitment: no proof can settle, default pays p + b after 3 days",
+    setup: async () => {
+      const c = await filed({ close: false });
+      await expect(fx.escrow.settle(c.claimId, PROOF, false)).rejects.toThrow(/SessionNotClosed/);
+      return c;
+    },
+    act: async (c) => {
+      await afterWindow(c);
+      return fx.asUser.claimDefault(c.claimId);
+    },
+    user: PAYOUT + BOND,
+    reserve: -PAYOUT,
+    status: ClaimStatus.Defaulted,
+    resolved: true,
+  },
+  {
+    row: "6. proof of violation while R < p: no partial payment, the claim stays open",
+    setup: () => filed({ drained: true }),
+    act: (c) => fx.escrow.settle(c.claimId, PROOF, true),
+    error: /InsufficientReserve/,
+    status: ClaimStatus.Open,
+    resolved: false,
+  },
+  {
+    row: "7. proof of satisfaction while R < p: provider still gets b",
+    setup: () => filed({ drained: true }),
+    act: (c) => fx.escrow.settle(c.claimId, PROOF, false),
+    provider: BOND,
+    status: ClaimStatus.Settled,
+    resolved: true,
+  },
+  {
+    row: "8. default while R < p: no partial payment, the claim stays open",
+    setup: () => filed({ drained: true }),
+    act: async (c) => {
+      await afterWindow(c);
+      return fx.asUser.claimDefault(c.claimId);
+    },
+    error: /InsufficientReserve/,
+    status: ClaimStatus.Open,
+    resolved: false,
+  },
+  {
+    row: "9. default owed while R < p: the claimant withdraws the bond, the pair stays open",
+    setup: () => filed({ drained: true }),
+    act: async (c) => {
+      await afterWindow(c);
+      return fx.asUser.withdrawClaim(c.claimId);
+    },
+    user: BOND,
+    status: ClaimStatus.Withdrawn,
+    resolved: false,
+  },
+  {
+    row: "10. default owed while R < p, then the promise is funded: default pays p + b",
+    setup: async () => {
+      const c = await filed({ drained: true });
+      await fx.asStranger.fund(c.promiseId, PAYOUT);
+      return c;
+    },
+    act: async (c) => {
+      await afterWindow(c);
+      return fx.asUser.claimDefault(c.claimId);
+    },
+    user: PAYOUT + BOND,
+    reserve: -PAYOUT,
+    status: ClaimStatus.Defaulted,
+    resolved: true,
+  },
+  {
+    row: "11. a proof after the proof window is refused; the claim defaults instead",
+    setup: () => filed(),
+    act: async (c) => {
+      await afterWindow(c);
+      return fx.escrow.settle(c.claimId, PROOF, false);
+    },
+    error: /ProofWindowClosed/,
+    status: ClaimStatus.Open,
+    resolved: false,
+  },
+  {
+    row: "12. default before the proof window ends is refused",
+    setup: () => filed(),
+    act: async (c) => {
+      await at(fx, (await filedAt(fx, c.claimId)) + PROOF_WINDOW - 1n);
+      return fx.asUser.claimDefault(c.claimId);
+    },
+    error: /ProofWindowOpen/,
+    status: ClaimStatus.Open,
+    resolved: false,
+  },
+  {
+    row: "13. withdrawing a claim the reserve can pay is refused (it defaults instead)",
+    setup: () => filed(),
+    act: async (c) => {
+      await afterWindow(c);
+      return fx.asUser.withdrawClaim(c.claimId);
+    },
+    error: /ReserveSufficient/,
+    status: ClaimStatus.Open,
+    resolved: false,
+  },
+  {
+    row: "14. withdrawing a claim before its proof window ends is refused (the provider may still prove)",
+    setup: () => filed({ drained: true }),
+    act: (c) => fx.asUser.withdrawClaim(c.claimId),
+    error: /ProofWindowOpen/,
+    status: ClaimStatus.Open,
+    resolved: false,
+  },
+  {
+    row: "15. a resolved pair, settled or defaulted, never settles or pays again",
+    setup: async () => {
+      const c = await filed();
+      await fx.escrow.settle(c.claimId, PROOF, true);
+      await fx.escrow.fund(c.promiseId, PAYOUT);
+      return c;
+    },
+    act: async (c) => {
+      await expect(fx.escrow.settle(c.claimId, PROOF, true)).rejects.toThrow(/ClaimNotOpen/);
+      await afterWindow(c);
+      await expect(fx.asUser.claimDefault(c.claimId)).rejects.toThrow(/ClaimNotOpen/);
+      return fx.asUser.fileClaim(c.sessionId, c.promiseId, BOND);
+    },
+    error: /PairResolved/,
+    status: ClaimStatus.Settled,
+    resolved: true,
+  },
+];
+
+async function snapshotOf(c: Ctx) {
+  return {
+    user: await fx.escrow.credits(fx.user.account.address),
+    provider: await fx.escrow.credits(fx.provider.account.address),
+    reserve: (await fx.escrow.promise(c.promiseId)).reserve,
+  };
+}
+
+describe("settlement table (VAI Table 4, as implemented)", () => {
+  it.each(rows)("$row", async (r) => {
+    const c = await r.setup();
+    const before = await snapshotOf(c);
+    if (r.error) await expect(r.act(c)).rejects.toThrow(r.error);
+    else await r.act(c);
+    const after = await snapshotOf(c);
+    expect({
+      user: after.user - before.user,
+      provider: after.provider - before.provider,
+      reserve: after.reserve - before.reserve,
+    }).toEqual({ user: r.user ?? 0n, provider: r.provider ?? 0n, reserve: r.reserve ?? 0n });
+    expect((await fx.escrow.claim(c.claimId)).status).toBe(r.status);
+    const pair = await fx.escrow.pair(c.sessionId, c.promiseId);
+    expect(pair.resolved).toBe(r.resolved);
+    expect(pair.openClaimId).toBe(r.status === ClaimStatus.Open ? c.claimId : 0n);
+    await expectSolvent(fx, addressesOf(fx));
+  });
+});
+
+describe("claims the table never admits", () => {
+  async function rejected(f: Fixture, body: () => Promise<unknown>, error: RegExp) {
+    const held = await f.chain.publicClient.getBalance({ address: f.escrow.address });
+    await expect(body()).rejects.toThrow(error);
+    expect(await f.chain.publicClient.getBalance({ address: f.escrow.address })).toBe(held); // no bond kept
+  }
+
+  it("16. a claim while R < p is refused and takes no bond", async () => {
+    const c = await filed({ drained: true });
+    const s = await session(fx, "later");
+    await rejected(fx, () => fx.asUser.fileClaim(s, c.promiseId, BOND), /InsufficientReserve/);
+  });
+
+  it("17. a second claim while one is open on the pair is refused", async () => {
+    const c = await filed();
+    await rejected(fx, () => fx.asUser.fileClaim(c.sessionId, c.promiseId, BOND), /ClaimAlreadyOpen/);
+  });
+
+  it("18. a claim with no bond, or by anyone but the session's user, is refused", async () => {
+    const promiseId = await register(fx);
+    const s = await session(fx, "s");
+    await rejected(fx, () => fx.asUser.fileClaim(s, promiseId, 0n), /ZeroValue/);
+    await rejected(fx, () => fx.asStranger.fileClaim(s, promiseId, BOND), /NotUser/);
+    await rejected(fx, () => fx.escrow.fileClaim(s, promiseId, BOND), /NotUser/);
+  });
+
+  it("19. after a withdrawal the pair can be claimed again, and then pays once", async () => {
+    const c = await filed({ drained: true });
+    await afterWindow(c);
+    await fx.asUser.withdrawClaim(c.claimId);
+    await rejected(fx, () => fx.asUser.fileClaim(c.sessionId, c.promiseId, BOND), /InsufficientReserve/);
+    await fx.escrow.fund(c.promiseId, 2n * PAYOUT);
+    const again = await claim(fx, c.sessionId, c.promiseId);
+    await whatIf(fx, async () => {
+      await fx.escrow.settle(again, PROOF, true);
+      await rejected(fx, () => fx.asUser.fileClaim(c.sessionId, c.promiseId, BOND), /PairResolved/);
+    });
+    await at(fx, (await filedAt(fx, again)) + PROOF_WINDOW);
+    expect((await fx.asUser.claimDefault(again)).amount).toBe(PAYOUT + BOND);
+    await expectSolvent(fx, addressesOf(fx));
+  });
+});

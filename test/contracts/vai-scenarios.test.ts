@@ -1,0 +1,302 @@
+// VAI's escrow test list (its Foundry suite, as TOOLCHAIN.md lists it), one test per scenario, named after it.
+// The verifier is a MockVerifier: "a proof of violation" is a settle(…, true) it accepts. Fence posts are
+// tried on both sides of every deadline, on the same state (whatIf rolls the chain back).
+import { describe, expect, it } from "vitest";
+import { ClaimStatus } from "../../sdk/chain.js";
+import {
+  addressesOf,
+  at,
+  BOND,
+  claim,
+  CLAIM_WINDOW,
+  closedAt,
+  escrowFixture,
+  expectSolvent,
+  filedAt,
+  latest,
+  PAYOUT,
+  PROFILE,
+  PROOF,
+  PROOF_WINDOW,
+  proofsValid,
+  register,
+  session,
+  sid,
+  whatIf,
+} from "./fixture.js";
+
+const fx = escrowFixture();
+const solvent = () => expectSolvent(fx, addressesOf(fx));
+
+describe("VAI escrow scenarios", () => {
+  it("a valid challenge pays; an invalid one credits the bond", async () => {
+    const promiseId = await register(fx, { reserve: 2n * PAYOUT });
+    const bad = await session(fx, "violating");
+    const good = await session(fx, "compliant");
+    const c1 = await claim(fx, bad, promiseId);
+    const c2 = await claim(fx, good, promiseId);
+    expect(await fx.asStranger.settle(c1, PROOF, true)).toMatchObject({
+      beneficiary: fx.user.account.address,
+      amount: PAYOUT + BOND,
+    });
+    expect(await fx.asStranger.settle(c2, PROOF, false)).toMatchObject({
+      beneficiary: fx.provider.account.address,
+      amount: BOND,
+    });
+    expect((await fx.escrow.promise(promiseId)).reserve).toBe(PAYOUT);
+    await solvent();
+  });
+
+  it("only the session party can challenge; replaying the same pair reverts", async () => {
+    const promiseId = await register(fx, { reserve: 3n * PAYOUT });
+    const s = await session(fx, "s");
+    await expect(fx.asStranger.fileClaim(s, promiseId, BOND)).rejects.toThrow(/NotUser/);
+    await expect(fx.escrow.fileClaim(s, promiseId, BOND)).rejects.toThrow(/NotUser/); // not even the provider
+    await expect(fx.escrow.as(fx.otherUser).fileClaim(s, promiseId, BOND)).rejects.toThrow(/NotUser/);
+    const c = await claim(fx, s, promiseId);
+    await expect(fx.asUser.fileClaim(s, promiseId, BOND)).rejects.toThrow(/ClaimAlreadyOpen/);
+    await fx.escrow.settle(c, PROOF, true);
+    await expect(fx.asUser.fileClaim(s, promiseId, BOND)).rejects.toThrow(/PairResolved/);
+    await expect(fx.escrow.settle(c, PROOF, true)).rejects.toThrow(/ClaimNotOpen/);
+    expect(await fx.escrow.credits(fx.user.account.address)).toBe(PAYOUT + BOND); // paid once
+  });
+
+  it("a satisfied final trace cannot be re-challenged", async () => {
+    const promiseId = await register(fx);
+    const s = await session(fx, "s");
+    await fx.escrow.settle(await claim(fx, s, promiseId), PROOF, false);
+    await expect(fx.asUser.fileClaim(s, promiseId, BOND)).rejects.toThrow(/PairResolved/);
+    expect(await fx.escrow.pair(s, promiseId)).toEqual({ openClaimId: 0n, resolved: true });
+  });
+
+  it("a satisfied pair does not clear other sessions or promises", async () => {
+    const p1 = await register(fx);
+    const p2 = await register(fx);
+    const s1 = await session(fx, "s1");
+    const s2 = await session(fx, "s2");
+    await fx.escrow.settle(await claim(fx, s1, p1), PROOF, false);
+    for (const [s, p] of [
+      [s1, p2],
+      [s2, p1],
+      [s2, p2],
+    ] as const) {
+      expect(await fx.escrow.pair(s, p)).toEqual({ openClaimId: 0n, resolved: false });
+      const c = await claim(fx, s, p);
+      expect((await fx.escrow.claim(c)).status).toBe(ClaimStatus.Open);
+    }
+  });
+
+  it("commit only by the session provider, and only once", async () => {
+    const s = sid("s");
+    await fx.escrow.openSession(s, fx.user.account.address, PROFILE);
+    for (const w of [fx.user, fx.stranger, fx.otherProvider])
+      await expect(fx.escrow.as(w).closeSession(s, 1, 9n)).rejects.toThrow(/NotProvider/);
+    await fx.escrow.closeSession(s, 1, 9n);
+    await expect(fx.escrow.closeSession(s, 1, 9n)).rejects.toThrow(/AlreadyClosed/);
+    await expect(fx.escrow.closeSession(s, 2, 10n)).rejects.toThrow(/AlreadyClosed/);
+    expect(await fx.escrow.session(s)).toMatchObject({ closed: true, finalN: 1, finalRoot: 9n });
+    // An unknown session has no provider, so nobody can commit to it.
+    await expect(fx.escrow.closeSession(sid("nope"), 1, 9n)).rejects.toThrow(/NotProvider/);
+  });
+
+  it("missing evidence pays without provider action", async () => {
+    const promiseId = await register(fx);
+    const s = await session(fx, "never closed", { close: false });
+    const c = await claim(fx, s, promiseId);
+    await expect(fx.escrow.settle(c, PROOF, false)).rejects.toThrow(/SessionNotClosed/);
+    await at(fx, (await filedAt(fx, c)) + PROOF_WINDOW);
+    // The provider sends nothing; the user (or anyone) collects.
+    expect(await fx.asUser.claimDefault(c)).toMatchObject({ amount: PAYOUT + BOND });
+    expect(await fx.escrow.credits(fx.user.account.address)).toBe(PAYOUT + BOND);
+    await solvent();
+  });
+
+  it("a claim storm drains to lapse, then funding cures it; the loser of a lapse race exits with its bond", async () => {
+    const promiseId = await register(fx, { reserve: 2n * PAYOUT });
+    const storm = [];
+    for (let i = 0; i < 4; i++) storm.push(await claim(fx, await session(fx, `storm-${i}`), promiseId));
+    await at(fx, (await filedAt(fx, storm[3])) + PROOF_WINDOW);
+    await fx.asUser.claimDefault(storm[0]);
+    await fx.asUser.claimDefault(storm[1]);
+    const lapsed = await fx.escrow.promise(promiseId);
+    expect(lapsed.reserve).toBe(0n); // drained: two payouts, nothing partial
+    await expect(fx.asUser.claimDefault(storm[2])).rejects.toThrow(/InsufficientReserve/);
+    await expect(claim(fx, await session(fx, "late"), promiseId)).rejects.toThrow(/InsufficientReserve/);
+    // The loser of the race exits with its bond; the pair stays open.
+    expect(await fx.asUser.withdrawClaim(storm[2])).toMatchObject({ bond: BOND });
+    // Funding cures the lapse: the remaining claim defaults in full.
+    await fx.asStranger.fund(promiseId, PAYOUT);
+    expect(await fx.asUser.claimDefault(storm[3])).toMatchObject({ amount: PAYOUT + BOND });
+    expect(await fx.escrow.credits(fx.user.account.address)).toBe(3n * (PAYOUT + BOND) + BOND);
+    expect((await fx.escrow.promise(promiseId)).openClaims).toBe(0);
+    await solvent();
+  });
+
+  it("retroactive coverage is rejected", async () => {
+    const s = await session(fx, "s");
+    const late = await register(fx);
+    await expect(fx.asUser.fileClaim(s, late, BOND)).rejects.toThrow(/NotCovered/);
+    // Registered in the block before the session opens: covered.
+    const early = await register(fx);
+    const s2 = await session(fx, "s2");
+    await expect(claim(fx, s2, early)).resolves.toBeGreaterThan(0n);
+  });
+
+  it("the challenge window closes 30 d after commit; an uncommitted session has no expiry", async () => {
+    const promiseId = await register(fx);
+    const closed = await session(fx, "closed");
+    const open = await session(fx, "open", { close: false });
+    const deadline = (await closedAt(fx, closed)) + CLAIM_WINDOW;
+    expect(await fx.escrow.claimDeadline(closed, promiseId)).toBe(deadline);
+    expect(await fx.escrow.claimDeadline(open, promiseId)).toBeNull();
+    await at(fx, deadline + 1n);
+    await expect(fx.asUser.fileClaim(closed, promiseId, BOND)).rejects.toThrow(/ClaimWindowClosed/);
+    // A year on, the unclosed session can still be claimed.
+    await at(fx, deadline + 365n * 24n * 3600n);
+    await expect(claim(fx, open, promiseId)).resolves.toBeGreaterThan(0n);
+  });
+
+  it("retirement closes new coverage but keeps old", async () => {
+    const promiseId = await register(fx, { reserve: 2n * PAYOUT });
+    const before = await session(fx, "before", { close: false });
+    await fx.escrow.retirePromise(promiseId);
+    const after = await session(fx, "after");
+    await expect(fx.asUser.fileClaim(after, promiseId, BOND)).rejects.toThrow(/OpenedAfterRetirement/);
+    // The old session is still covered, and may even close after retirement.
+    await fx.escrow.closeSession(before, 3, 7n);
+    const c = await claim(fx, before, promiseId);
+    expect(await fx.escrow.settle(c, PROOF, true)).toMatchObject({ amount: PAYOUT + BOND });
+  });
+
+  it("withdraw-reserve gates; exit scam blocked; funding a retired promise rejected", async () => {
+    const promiseId = await register(fx, { reserve: 3n * PAYOUT });
+    const s = await session(fx, "s");
+    // Exit scam: take the reserve back while sessions are covered. Not before retiring...
+    await expect(fx.escrow.withdrawReserve(promiseId)).rejects.toThrow(/PromiseNotRetired/);
+    await expect(fx.asStranger.retirePromise(promiseId)).rejects.toThrow(/NotProvider/);
+    await fx.escrow.retirePromise(promiseId);
+    await expect(fx.escrow.retirePromise(promiseId)).rejects.toThrow(/PromiseIsRetired/);
+    await expect(fx.asStranger.fund(promiseId, 1n)).rejects.toThrow(/PromiseIsRetired/);
+    await expect(fx.escrow.fund(promiseId, 1n)).rejects.toThrow(/PromiseIsRetired/);
+    // ...nor within 30 days of retirement, while users can still claim...
+    await expect(fx.escrow.withdrawReserve(promiseId)).rejects.toThrow(/ClaimWindowOpen/);
+    const c = await claim(fx, s, promiseId);
+    const { retiredAt } = await fx.escrow.promise(promiseId);
+    // ...nor with a claim open, and never by anyone but the provider.
+    await at(fx, retiredAt + CLAIM_WINDOW + 1n);
+    await expect(fx.escrow.withdrawReserve(promiseId)).rejects.toThrow(/ClaimsOpen/);
+    await expect(fx.asStranger.withdrawReserve(promiseId)).rejects.toThrow(/NotProvider/);
+    await fx.asUser.claimDefault(c);
+    const r = await fx.escrow.withdrawReserve(promiseId);
+    expect(r.amount).toBe(2n * PAYOUT);
+    expect(await fx.escrow.credits(fx.provider.account.address)).toBe(2n * PAYOUT);
+    expect(await fx.escrow.promise(promiseId)).toMatchObject({ reserve: 0n, reserveWithdrawn: true });
+    await solvent();
+  });
+
+  it("a pair can be re-challenged after a withdrawal", async () => {
+    const promiseId = await register(fx);
+    const [a, b] = [await session(fx, "a"), await session(fx, "b")];
+    const ca = await claim(fx, a, promiseId);
+    const cb = await claim(fx, b, promiseId);
+    await fx.escrow.settle(ca, PROOF, true); // reserve 0
+    await at(fx, (await filedAt(fx, cb)) + PROOF_WINDOW);
+    await fx.asUser.withdrawClaim(cb);
+    expect(await fx.escrow.pair(b, promiseId)).toEqual({ openClaimId: 0n, resolved: false });
+    await fx.escrow.fund(promiseId, PAYOUT);
+    const again = await claim(fx, b, promiseId);
+    expect(await fx.escrow.settle(again, PROOF, true)).toMatchObject({ amount: PAYOUT + BOND });
+    await solvent();
+  });
+
+  it("window fence posts; withdraw reserve only once", async () => {
+    // Each probe runs at exactly `t` on the same state, then rolls back: Hardhat mines reverted transactions
+    // too, so two probes in a row would not both run at `t`.
+    const probe = (t: bigint, body: () => Promise<unknown>) =>
+      whatIf(fx, async () => {
+        await at(fx, t);
+        await body();
+      });
+    const promiseId = await register(fx, { reserve: 2n * PAYOUT });
+    const s = await session(fx, "s");
+    // Claim window: open at exactly closedAt + 30 d, closed one second after.
+    const claimEnd = (await closedAt(fx, s)) + CLAIM_WINDOW;
+    await probe(claimEnd + 1n, () =>
+      expect(fx.asUser.fileClaim(s, promiseId, BOND)).rejects.toThrow(/ClaimWindowClosed/),
+    );
+    await at(fx, claimEnd);
+    const c = await claim(fx, s, promiseId);
+    // Proof window: a proof is accepted up to filedAt + 3 d - 1; from filedAt + 3 d only default pays.
+    const proofEnd = (await filedAt(fx, c)) + PROOF_WINDOW;
+    await probe(proofEnd - 1n, () => expect(fx.asUser.claimDefault(c)).rejects.toThrow(/ProofWindowOpen/));
+    await probe(proofEnd - 1n, () =>
+      expect(fx.escrow.settle(c, PROOF, false)).resolves.toMatchObject({ amount: BOND }),
+    );
+    await probe(proofEnd, () => expect(fx.escrow.settle(c, PROOF, false)).rejects.toThrow(/ProofWindowClosed/));
+    await at(fx, proofEnd);
+    await fx.asUser.claimDefault(c);
+    // Retirement: claims on an unclosed session close at exactly retiredAt + 30 d; the reserve unlocks after.
+    const open = await session(fx, "open", { close: false });
+    await fx.escrow.retirePromise(promiseId);
+    const retiredEnd = (await fx.escrow.promise(promiseId)).retiredAt + CLAIM_WINDOW;
+    expect(await fx.escrow.claimDeadline(open, promiseId)).toBe(retiredEnd);
+    await probe(retiredEnd, () => expect(claim(fx, open, promiseId)).resolves.toBeGreaterThan(0n));
+    await probe(retiredEnd, () =>
+      expect(fx.escrow.withdrawReserve(promiseId)).rejects.toThrow(/ClaimWindowOpen/),
+    );
+    await probe(retiredEnd + 1n, () =>
+      expect(fx.asUser.fileClaim(open, promiseId, BOND)).rejects.toThrow(/ClaimWindowClosed/),
+    );
+    await at(fx, retiredEnd + 1n);
+    expect((await fx.escrow.withdrawReserve(promiseId)).amount).toBe(PAYOUT);
+    await expect(fx.escrow.withdrawReserve(promiseId)).rejects.toThrow(/ReserveAlreadyWithdrawn/);
+    await solvent();
+  });
+
+  it("checkpoints do not start the final clock", async () => {
+    const promiseId = await register(fx);
+    const s = await session(fx, "s", { close: false, checkpoints: 3 });
+    expect(await fx.escrow.claimDeadline(s, promiseId)).toBeNull();
+    const t0 = await latest(fx);
+    await at(fx, t0 + 40n * 24n * 3600n); // long past 30 d after every checkpoint
+    await fx.escrow.checkpoint(s, 100, 42n);
+    await at(fx, t0 + 80n * 24n * 3600n);
+    await expect(claim(fx, s, promiseId)).resolves.toBeGreaterThan(0n);
+    // The final commitment starts it.
+    await fx.escrow.closeSession(s, 101, 43n);
+    expect(await fx.escrow.claimDeadline(s, promiseId)).toBe((await closedAt(fx, s)) + CLAIM_WINDOW);
+  });
+
+  it("checkpoints come only from the provider, with increasing nonzero prefixes", async () => {
+    const s = sid("s");
+    await fx.escrow.openSession(s, fx.user.account.address, PROFILE);
+    for (const w of [fx.user, fx.stranger, fx.otherProvider])
+      await expect(fx.escrow.as(w).checkpoint(s, 1, 1n)).rejects.toThrow(/NotProvider/);
+    await expect(fx.escrow.checkpoint(s, 0, 1n)).rejects.toThrow(/CheckpointNotIncreasing/);
+    await fx.escrow.checkpoint(s, 1, 1n);
+    await expect(fx.escrow.checkpoint(s, 1, 2n)).rejects.toThrow(/CheckpointNotIncreasing/);
+    await fx.escrow.checkpoint(s, 5, 2n);
+    await expect(fx.escrow.checkpoint(s, 4, 3n)).rejects.toThrow(/CheckpointNotIncreasing/);
+    expect((await fx.escrow.checkpointsOf(s)).map((c) => c.n)).toEqual([1, 5]);
+  });
+});
+
+describe("what the scenarios imply", () => {
+  it("an invalid proof for either outcome leaves the claim to default", async () => {
+    const promiseId = await register(fx);
+    const c = await claim(fx, await session(fx, "s"), promiseId);
+    await proofsValid(fx, false);
+    for (const violated of [true, false])
+      await expect(fx.escrow.settle(c, PROOF, violated)).rejects.toThrow(/InvalidProof/);
+    await at(fx, (await filedAt(fx, c)) + PROOF_WINDOW);
+    expect(await fx.asUser.claimDefault(c)).toMatchObject({ amount: PAYOUT + BOND });
+  });
+
+  it("claims on another provider's promise or another profile are refused", async () => {
+    const foreign = await register(fx, { from: fx.otherProvider });
+    const otherProfile = await register(fx, { profile: PROFILE + 1n });
+    const s = await session(fx, "s");
+    await expect(fx.asUser.fileClaim(s, foreign, BOND)).rejects.toThrow(/ProviderMismatch/);
+    await expect(fx.asUser.fileClaim(s, otherProfile, BOND)).rejects.toThrow(/ProfileMismatch/);
+  });
+});

@@ -1,0 +1,21 @@
+import { it } from "vitest";
+import { aap3Payment } from "../../sdk/predicates/aap3-payment.js";
+import { claimInput } from "../../prover/witness.js";
+import { compileInstance } from "../helpers/instance.js";
+import { witnessFails } from "../helpers/circuit.js";
+it("prof", async () => {
+  const c = await compileInstance("aap3_n8");
+  const profile = { version: 1 as const, tools: { pay: { target: "m", amount: { key: "a", decimals: 2 } } } };
+  const records = Array.from({ length: 8 }, (_, seq) => ({ kind: "call" as const, seq, ts: seq, tool: "pay", args: { m: "x", a: seq } }));
+  const theta = { payTools: ["pay"], merchants: ["x"], cap: "100" };
+  let t = performance.now();
+  for (let i = 0; i < 20; i++) claimInput({ records, profile, sessionSecret: 1n, checkpoints: [], predicate: aap3Payment, theta, context: 1n, shape: { depth: 3, checkpoints: 4 } });
+  console.log("claimInput ms", (performance.now() - t) / 20);
+  const { input } = claimInput({ records, profile, sessionSecret: 1n, checkpoints: [], predicate: aap3Payment, theta, context: 1n, shape: { depth: 3, checkpoints: 4 } });
+  t = performance.now();
+  for (let i = 0; i < 20; i++) await c.witness(input);
+  console.log("witness ms", (performance.now() - t) / 20);
+  t = performance.now();
+  for (let i = 0; i < 20; i++) await witnessFails(c, { ...input, outcome: "1" });
+  console.log("fail ms", (performance.now() - t) / 20);
+}, 300000);

@@ -1,0 +1,3 @@
+declare module "ffjavascript" {
+  export function buildBn128(singleThread?: boolean): Promise<unknown>;
+}
