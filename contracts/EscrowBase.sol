@@ -424,24 +424,25 @@ abstract contract EscrowBase {
         revert NoVerifierForSize(n);
     }
 
-    /// A verifier that reverts or returns anything but `true` rejects the proof.
+    /// A verifier that reverts or returns anything but `true` rejects the proof. The call is encoded by hand: the
+    /// verifier's arguments are static arrays, so they are 14 words in a row (proof words in snarkjs order, then
+    /// the public inputs), which spares settle() Solidity's nested memory arrays.
     function _verify(address verifier, uint256[8] calldata proof, uint256[6] memory inputs)
         internal
         view
-        returns (bool)
+        returns (bool ok)
     {
-        (bool ok, bytes memory ret) = verifier.staticcall(
-            abi.encodeCall(
-                IGroth16Verifier6.verifyProof,
-                (
-                    [proof[0], proof[1]],
-                    [[proof[2], proof[3]], [proof[4], proof[5]]],
-                    [proof[6], proof[7]],
-                    inputs
-                )
-            )
-        );
-        return ok && ret.length == 32 && abi.decode(ret, (uint256)) == 1;
+        bytes4 selector = IGroth16Verifier6.verifyProof.selector;
+        assembly ("memory-safe") {
+            let m := mload(0x40)
+            mstore(m, selector)
+            calldatacopy(add(m, 0x04), proof, 0x100)
+            for { let i := 0 } lt(i, 6) { i := add(i, 1) } {
+                mstore(add(add(m, 0x104), mul(i, 0x20)), mload(add(inputs, mul(i, 0x20))))
+            }
+            ok := staticcall(gas(), verifier, m, 0x1c4, 0x00, 0x20)
+            ok := and(ok, and(eq(returndatasize(), 0x20), eq(mload(0x00), 1)))
+        }
     }
 
     /// Raw staticcall: skips Solidity's memory-array ABI encoding in the hottest path (every checkpoint).

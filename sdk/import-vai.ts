@@ -9,8 +9,13 @@
 // An authorization that VAI would not count as one (schema_version other than the
 // integer 1, or a session_id other than its record's) is refused: VAI treats it
 // as a cancellation, which no zkVAI decision expresses faithfully.
+// VAI records scope and recipient grants/revokes as ordinary calls (e.g. tool
+// "scope_grant" with args {prefix}); `options.grantTools` names those tools and
+// turns each executed one into a grant or revoke record whose value is the named
+// argument (a non-string or missing value is refused). A blocked grant call stays
+// a blocked call: it changes nothing.
 import { PythonJsonError, parseLossless, vaiArgsHash } from "./python-json.js";
-import { RecordError, parseRecord, type TraceRecord } from "./records.js";
+import { NAMESPACES, RecordError, parseRecord, type TraceRecord } from "./records.js";
 
 export interface ImportedTrace {
   records: TraceRecord[];
@@ -19,10 +24,23 @@ export interface ImportedTrace {
   sessionId: string | undefined;
 }
 
+/** How one VAI tool maps to grant/revoke records: e.g. scope_grant → {namespace: "scope", kind: "grant", key: "prefix"}. */
+export interface GrantToolSpec {
+  namespace: (typeof NAMESPACES)[number];
+  kind: "grant" | "revoke";
+  /** The argument holding the granted or revoked value. */
+  key: string;
+}
+
+export interface ImportOptions {
+  /** Tools whose executed calls are grants or revokes; see aap2GrantToolsFromVai / aap4GrantToolsFromVai. */
+  grantTools?: Record<string, GrantToolSpec>;
+}
+
 const isObject = (x: unknown): x is Record<string, unknown> =>
   typeof x === "object" && x !== null && !Array.isArray(x);
 
-export function importVaiJsonl(text: string): ImportedTrace {
+export function importVaiJsonl(text: string, options: ImportOptions = {}): ImportedTrace {
   const lines = text.split("\n").filter((l) => l.trim().length > 0);
   const lineOf = new WeakMap<object, string>();
   const raw = lines.map((line, i) => {
@@ -44,7 +62,7 @@ export function importVaiJsonl(text: string): ImportedTrace {
   sorted.forEach((r, i) => {
     if (i > 0 && r.seq === sorted[i - 1].seq) throw new RecordError(`VAI trace: seq ${r.seq} appears twice`);
   });
-  const records = sorted.map((r, seq) => convert(r, seq, lineOf.get(r)!));
+  const records = sorted.map((r, seq) => grantRecord(r, seq, options) ?? convert(r, seq, lineOf.get(r)!));
   return {
     records,
     vaiSeq: sorted.map((r) => r.seq as number),
@@ -108,4 +126,25 @@ function convert(r: Record<string, unknown>, seq: number, line: string): TraceRe
     blocked: blocked || undefined,
     argsHash: vaiArgs && vaiArgsHash(vaiArgs),
   });
+}
+
+/** The grant or revoke record an executed call to a grant tool stands for; undefined for any other record. */
+function grantRecord(
+  r: Record<string, unknown>,
+  seq: number,
+  options: ImportOptions,
+): TraceRecord | undefined {
+  const map = options.grantTools;
+  if (!map || typeof r.tool !== "string" || !Object.prototype.hasOwnProperty.call(map, r.tool))
+    return undefined;
+  const spec = map[r.tool];
+  if (isObject(r.result) && "blocked" in r.result) return undefined;
+  const value = isObject(r.args) ? r.args[spec.key] : undefined;
+  if (typeof value !== "string" || value.length === 0) {
+    throw new RecordError(
+      `VAI seq ${r.seq}: ${r.tool} is a ${spec.namespace} ${spec.kind} tool, but its "${spec.key}" argument is ${JSON.stringify(value ?? null)}, not a non-empty string`,
+    );
+  }
+  const ts = Number.isSafeInteger(r.ts) ? (r.ts as number) : 0;
+  return parseRecord({ kind: spec.kind, seq, ts, namespace: spec.namespace, value });
 }

@@ -152,7 +152,11 @@ export function parseRecord(x: unknown): TraceRecord {
         seq,
         ts,
         namespace: oneOf(NAMESPACES, x.namespace, `${where}: namespace`),
-        value: text(x.value, `${where}: value`)!,
+        value: need(
+          typeof x.value === "string" && x.value.length > 0 && !x.value.startsWith("\u0000"),
+          x.value as string,
+          `${where}: value must be a non-empty string not starting with NUL (reserved for malformed values)`,
+        ),
       };
     default:
       throw new RecordError(

@@ -3,6 +3,7 @@ pragma circom 2.1.0;
 include "../gadgets/hash.circom";
 include "../gadgets/sets.circom";
 include "../gadgets/trace.circom";
+include "../gadgets/active_set.circom";
 include "../predicates/aap4_recipients.circom";
 
 // Settles an AAP-4 promise for one (session, promise) pair.
@@ -52,16 +53,27 @@ template Aap4RecipientsMain(D, K, T, A) {
     for (var i = 0; i < A; i++) theta.in[3 + T + i] <== allow[i];
     paramsHash === theta.out;
 
+    // Recipient grants and revokes among the first n records.
+    component events = SetEvents(N, NAMESPACE_RECIPIENT());
+    for (var i = 0; i < N; i++) {
+        events.active[i] <== trace.active[i];
+        events.kind[i] <== slots[i][SLOT_KIND()];
+        events.tool[i] <== slots[i][SLOT_TOOL()];
+        events.value[i] <== slots[i][SLOT_TARGET0()];
+    }
+
     component record[N];
     signal violations[N];
     for (var i = 0; i < N; i++) {
-        record[i] = Aap4RecordViolation(T, A);
+        record[i] = Aap4RecordViolation(N, T, A, i);
         record[i].active <== trace.active[i];
         record[i].kind <== slots[i][0];
         record[i].tool <== slots[i][1];
         record[i].targets <== [slots[i][5], slots[i][6]];
         record[i].tools <== tools;
         record[i].allow <== allow;
+        record[i].event <== events.event;
+        record[i].grant <== events.grant;
         violations[i] <== record[i].violated;
     }
     signal violated <== AnyOf(N)(violations);

@@ -3,21 +3,25 @@ pragma circom 2.1.0;
 include "circomlib/circuits/comparators.circom";
 include "../gadgets/sets.circom";
 include "../gadgets/constants.circom";
+include "../gadgets/active_set.circom";
 
-// AAP-4 recipients: every recipient of a call to an outbound tool is on the
-// allowlist. Semantics, θ and encoding: sdk/predicates/aap4-recipients.ts.
-// Per record: a real (active), executed (kind = CALL) call to a tool in `tools`
-// violates if any present target (slot != 0) is not in `allow`.
+// AAP-4 recipients: every recipient of a call to an outbound tool is allowed at
+// that call. Semantics, θ and encoding: sdk/predicates/aap4-recipients.ts.
+// Record I (a real (active), executed (kind = CALL) call to a tool in `tools`)
+// violates if any present target (slot != 0) is not active at I: the allowed set
+// starts as `allow` and the recipient grant/revoke events before I (SetEvents,
+// namespace "recipient") add and remove values (ActiveAt, active_set.circom).
 // θ padding with 0 is safe: tool and target hashes of real strings are never 0,
-// and absent targets (0) are skipped before the allowlist is consulted.
-
-template Aap4RecordViolation(T, A) {
+// and ActiveAt never reports 0 as active; absent targets (0) are skipped.
+template Aap4RecordViolation(N, T, A, I) {
     signal input active;
     signal input kind;
     signal input tool;
     signal input targets[2];
     signal input tools[T];
     signal input allow[A];
+    signal input event[N];
+    signal input grant[N];
     signal output violated;
 
     signal isCall <== IsEqual()([kind, KIND_CALL()]);
@@ -25,16 +29,16 @@ template Aap4RecordViolation(T, A) {
     signal checked <== active * isCall;
     signal outbound <== checked * isOutbound;
 
+    // off[j] = present and not active; active implies present, so it is linear.
     signal off[2];
-    component absent[2];
     component listed[2];
     for (var j = 0; j < 2; j++) {
-        absent[j] = IsZero();
-        absent[j].in <== targets[j];
-        listed[j] = IsInSet(A);
-        listed[j].x <== targets[j];
-        listed[j].set <== allow;
-        off[j] <== (1 - absent[j].out) * (1 - listed[j].out);
+        listed[j] = ActiveAt(N, A, I);
+        listed[j].value <== targets[j];
+        listed[j].initial <== allow;
+        listed[j].event <== event;
+        listed[j].grant <== grant;
+        off[j] <== listed[j].present - listed[j].out;
     }
     signal offAny <== off[0] + off[1] - off[0] * off[1];
     violated <== outbound * offAny;

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { encodeSlots } from "../../sdk/encoding.js";
-import { importVaiJsonl } from "../../sdk/import-vai.js";
+import { importVaiJsonl, type ImportOptions } from "../../sdk/import-vai.js";
 import { PREDICATES, type PredicateDefinition, type Verdict } from "../../sdk/predicates/index.js";
 import { parseProfile, type EncodingProfile } from "../../sdk/profile.js";
 import { parseRecord, type TraceRecord } from "../../sdk/records.js";
@@ -69,7 +69,10 @@ function readJson(file: string, what: string): unknown {
   }
 }
 
-function readTrace(file: string): { records: TraceRecord[]; seqOf: (i: number) => number; format: string } {
+function readTrace(
+  file: string,
+  options: ImportOptions,
+): { records: TraceRecord[]; seqOf: (i: number) => number; format: string } {
   if (!existsSync(file)) throw new InputError(`trace file ${file} does not exist`);
   const text = readFileSync(file, "utf8");
   const first = text.split("\n").find((l) => l.trim());
@@ -80,7 +83,7 @@ function readTrace(file: string): { records: TraceRecord[]; seqOf: (i: number) =
     throw new InputError(`trace line 1 is not JSON: ${(e as Error).message}`);
   }
   if (first && !("kind" in firstObject)) {
-    const imported = importVaiJsonl(text);
+    const imported = importVaiJsonl(text, options);
     return { records: imported.records, seqOf: (i) => imported.vaiSeq[i], format: "vai" };
   }
   const records = text
@@ -113,7 +116,7 @@ async function check(promiseFile: string, traceFile: string, withProof: boolean)
     throw new InputError(`unknown predicate "${promise.predicate}"; known: ${known}`);
   }
   const theta = def.parseTheta(promise.params);
-  const trace = readTrace(traceFile);
+  const trace = readTrace(traceFile, { grantTools: def.vaiGrantTools?.(promise.params) });
   const profile = profileFor(def, promise, theta, trace.records);
   def.checkProfile(theta, profile);
   // Every record must be committable under the profile, whether or not the predicate reads it.

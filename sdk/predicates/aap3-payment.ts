@@ -59,8 +59,11 @@ function parseVaiKeys(x: unknown): NonNullable<Aap3Theta["vai"]> {
   const v = (typeof x === "object" && x !== null ? x : {}) as Record<string, unknown>;
   onlyKeys(v, ["recipientKey", "amountKey", "decimals"], "AAP-3 θ: vai");
   return {
-    recipientKey: vaiKey(v.recipientKey, "", "AAP-3 θ: vai.recipientKey") || fail("AAP-3 θ: vai.recipientKey is required"),
-    amountKey: vaiKey(v.amountKey, "", "AAP-3 θ: vai.amountKey") || fail("AAP-3 θ: vai.amountKey is required"),
+    recipientKey:
+      vaiKey(v.recipientKey, "", "AAP-3 θ: vai.recipientKey") ||
+      fail("AAP-3 θ: vai.recipientKey is required"),
+    amountKey:
+      vaiKey(v.amountKey, "", "AAP-3 θ: vai.amountKey") || fail("AAP-3 θ: vai.amountKey is required"),
     decimals: vaiDecimals(v.decimals, "AAP-3 θ: vai.decimals"),
   };
 }
@@ -106,18 +109,22 @@ export const aap3Payment: PredicateDefinition<Aap3Theta> = {
   caps: CAPS,
 
   parseTheta(x) {
-    if (typeof x !== "object" || x === null || Array.isArray(x)) throw new ThetaError("AAP-3 θ must be an object");
+    if (typeof x !== "object" || x === null || Array.isArray(x))
+      throw new ThetaError("AAP-3 θ must be an object");
     const t = x as Record<string, unknown>;
     const vaiForm = VAI_NAMES.some((k) => k in t);
     if (vaiForm) {
       if (NAMES.some((k) => k in t)) {
-        throw new ThetaError(`AAP-3 θ mixes zkVAI names (${NAMES.join(", ")}) with VAI's (${VAI_NAMES.join(", ")})`);
+        throw new ThetaError(
+          `AAP-3 θ mixes zkVAI names (${NAMES.join(", ")}) with VAI's (${VAI_NAMES.join(", ")})`,
+        );
       }
       return parseVai(t);
     }
     onlyKeys(t, [...NAMES, "vai"], "AAP-3 θ");
     const payTools = stringSet(t.payTools, "AAP-3 θ: payTools", CAPS.tools);
-    if (payTools.length === 0) throw new ThetaError("AAP-3 θ: payTools is empty, so the promise says nothing");
+    if (payTools.length === 0)
+      throw new ThetaError("AAP-3 θ: payTools is empty, so the promise says nothing");
     const theta: Aap3Theta = {
       payTools,
       merchants: stringSet(t.merchants, "AAP-3 θ: merchants", CAPS.merchants),
@@ -137,7 +144,9 @@ export const aap3Payment: PredicateDefinition<Aap3Theta> = {
     for (const tool of theta.payTools) {
       const target = profile.tools[tool]?.target;
       if (target === undefined) {
-        throw new ThetaError(`AAP-3 θ: the encoding profile does not read a merchant (target) for pay tool "${tool}"`);
+        throw new ThetaError(
+          `AAP-3 θ: the encoding profile does not read a merchant (target) for pay tool "${tool}"`,
+        );
       }
       if (theta.vai && target !== theta.vai.recipientKey) {
         throw new ThetaError(
@@ -181,7 +190,10 @@ export const aap3Payment: PredicateDefinition<Aap3Theta> = {
         );
       }
       if (amount > BigInt(theta.cap)) {
-        return violation(r.seq, `payment ${r.tool} amount ${amount} exceeds the cap of ${theta.cap} (minor units)`);
+        return violation(
+          r.seq,
+          `payment ${r.tool} amount ${amount} exceeds the cap of ${theta.cap} (minor units)`,
+        );
       }
     }
     return { violated: false, seq: null, reason: "" };

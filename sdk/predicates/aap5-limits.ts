@@ -79,7 +79,9 @@ function validate(theta: Aap5Theta, names: { counted: string; count: string; sum
   pair(theta.countedTools, theta.maxCount, names.counted, names.count);
   pair(theta.summedTools, theta.maxSum, names.summed, names.sum);
   if (theta.maxCount === undefined && theta.maxSum === undefined && theta.maxRepeat === undefined) {
-    throw new ThetaError("AAP-5 θ sets no limit (maxCount, maxSum or maxRepeat), so the promise says nothing");
+    throw new ThetaError(
+      "AAP-5 θ sets no limit (maxCount, maxSum or maxRepeat), so the promise says nothing",
+    );
   }
   return theta;
 }
@@ -87,7 +89,8 @@ function validate(theta: Aap5Theta, names: { counted: string; count: string; sum
 function parseVai(t: Record<string, unknown>): Aap5Theta {
   const what = "AAP-5 params";
   const decimals = vaiDecimals(t.amount_decimals, `${what}: amount_decimals`);
-  const list = (x: unknown, name: string, max: number) => (x === undefined ? [] : stringSet(x, `${what}: ${name}`, max));
+  const list = (x: unknown, name: string, max: number) =>
+    x === undefined ? [] : stringSet(x, `${what}: ${name}`, max);
   const theta: Aap5Theta = {
     countedTools: list(t.counted_tools, "counted_tools", CAPS.countedTools),
     summedTools: list(t.summed_tools, "summed_tools", CAPS.summedTools),
@@ -98,7 +101,12 @@ function parseVai(t: Record<string, unknown>): Aap5Theta {
   if (t.max_sum !== undefined && t.max_sum !== null) {
     theta.maxSum = String(vaiAmountLimit(t.max_sum, decimals, `${what}: max_sum`));
   }
-  return validate(theta, { counted: "counted_tools", count: "max_count", summed: "summed_tools", sum: "max_sum" });
+  return validate(theta, {
+    counted: "counted_tools",
+    count: "max_count",
+    summed: "summed_tools",
+    sum: "max_sum",
+  });
 }
 
 /**
@@ -122,16 +130,20 @@ export const aap5Limits: PredicateDefinition<Aap5Theta> = {
   caps: CAPS,
 
   parseTheta(x) {
-    if (typeof x !== "object" || x === null || Array.isArray(x)) throw new ThetaError("AAP-5 θ must be an object");
+    if (typeof x !== "object" || x === null || Array.isArray(x))
+      throw new ThetaError("AAP-5 θ must be an object");
     const t = x as Record<string, unknown>;
     if (VAI_NAMES.some((k) => k in t)) {
       if (NAMES.some((k) => k in t)) {
-        throw new ThetaError(`AAP-5 θ mixes zkVAI names (${NAMES.join(", ")}) with VAI's (${VAI_NAMES.join(", ")})`);
+        throw new ThetaError(
+          `AAP-5 θ mixes zkVAI names (${NAMES.join(", ")}) with VAI's (${VAI_NAMES.join(", ")})`,
+        );
       }
       return parseVai(t);
     }
     onlyKeys(t, [...NAMES, "vai"], "AAP-5 θ");
-    const list = (v: unknown, name: string, max: number) => (v === undefined ? [] : stringSet(v, `AAP-5 θ: ${name}`, max));
+    const list = (v: unknown, name: string, max: number) =>
+      v === undefined ? [] : stringSet(v, `AAP-5 θ: ${name}`, max);
     const theta: Aap5Theta = {
       countedTools: list(t.countedTools, "countedTools", CAPS.countedTools),
       summedTools: list(t.summedTools, "summedTools", CAPS.summedTools),
@@ -144,10 +156,16 @@ export const aap5Limits: PredicateDefinition<Aap5Theta> = {
     if (t.vai !== undefined) {
       const v = (typeof t.vai === "object" && t.vai !== null ? t.vai : {}) as Record<string, unknown>;
       onlyKeys(v, ["amountKey", "decimals"], "AAP-5 θ: vai");
-      if (typeof v.amountKey !== "string" || !v.amountKey) throw new ThetaError("AAP-5 θ: vai.amountKey is required");
+      if (typeof v.amountKey !== "string" || !v.amountKey)
+        throw new ThetaError("AAP-5 θ: vai.amountKey is required");
       theta.vai = { amountKey: v.amountKey, decimals: vaiDecimals(v.decimals, "AAP-5 θ: vai.decimals") };
     }
-    return validate(theta, { counted: "countedTools", count: "maxCount", summed: "summedTools", sum: "maxSum" });
+    return validate(theta, {
+      counted: "countedTools",
+      count: "maxCount",
+      summed: "summedTools",
+      sum: "maxSum",
+    });
   },
 
   profileHints(rawParams) {
@@ -188,7 +206,10 @@ export const aap5Limits: PredicateDefinition<Aap5Theta> = {
         const times = (seen.get(key) ?? 0n) + 1n;
         seen.set(key, times);
         if (times > maxRepeat) {
-          return violation(r.seq, `call ${r.tool} repeated ${times} times with identical args (maxRepeat ${maxRepeat})`);
+          return violation(
+            r.seq,
+            `call ${r.tool} repeated ${times} times with identical args (maxRepeat ${maxRepeat})`,
+          );
         }
       }
       if (counted.has(r.tool)) {

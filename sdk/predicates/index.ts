@@ -1,5 +1,6 @@
 import { hashVector } from "../hash.js";
 import { aap1Authorization } from "./aap1-authorization.js";
+import { aap2Scope } from "./aap2-scope.js";
 import { aap3Payment } from "./aap3-payment.js";
 import { aap4Recipients } from "./aap4-recipients.js";
 import { aap5Limits } from "./aap5-limits.js";
@@ -10,6 +11,7 @@ export * from "./types.js";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const PREDICATES: Record<string, PredicateDefinition<any>> = {
   [aap1Authorization.id]: aap1Authorization,
+  [aap2Scope.id]: aap2Scope,
   [aap3Payment.id]: aap3Payment,
   [aap4Recipients.id]: aap4Recipients,
   [aap5Limits.id]: aap5Limits,

@@ -43,7 +43,8 @@ export function vaiAmountLimit(x: unknown, decimals: number, what: string): bigi
         `(set amount_decimals to the scale the agent's amounts use, e.g. 2 for cents)`,
     );
   }
-  if (value > LIMIT_MAX) throw new ThetaError(`${what} is ${value} minor units; the circuits hold at most 2^64 - 1`);
+  if (value > LIMIT_MAX)
+    throw new ThetaError(`${what} is ${value} minor units; the circuits hold at most 2^64 - 1`);
   return value;
 }
 
@@ -76,7 +77,8 @@ export function stringSet(x: unknown, what: string, max: number): string[] {
 /** Refuses keys outside `known`, so that a misspelt limit is not silently dropped. */
 export function onlyKeys(t: Record<string, unknown>, known: readonly string[], what: string): void {
   const extra = Object.keys(t).filter((k) => !known.includes(k));
-  if (extra.length) throw new ThetaError(`${what}: unknown field(s) ${extra.join(", ")}; known: ${known.join(", ")}`);
+  if (extra.length)
+    throw new ThetaError(`${what}: unknown field(s) ${extra.join(", ")}; known: ${known.join(", ")}`);
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { GrantToolSpec } from "../import-vai.js";
 import type { EncodingProfile } from "../profile.js";
 import type { TraceRecord } from "../records.js";
 
@@ -24,6 +25,8 @@ export interface PredicateDefinition<Theta> {
    * `recipient_key`, so a trace recorded without a zkVAI profile can be encoded.
    */
   profileHints?(rawParams: unknown, theta: Theta): EncodingProfile["tools"];
+  /** VAI records grants and revokes as calls of named tools; which tools, per the raw params. */
+  vaiGrantTools?(rawParams: unknown): Record<string, GrantToolSpec>;
   /** Refuses θ that the profile cannot serve (e.g. a tool whose target it does not read). */
   checkProfile(theta: Theta, profile: EncodingProfile): void;
   thetaVector(theta: Theta): bigint[];

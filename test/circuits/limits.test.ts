@@ -2,7 +2,13 @@
 // comparison, at their 64-bit edges, with forged witnesses and exact costs.
 import { beforeAll, describe, expect, it } from "vitest";
 import { FIELD_MODULUS } from "../../sdk/hash.js";
-import { compileTestCircuit, forge, signalsMatching, witnessFails, type TestCircuit } from "../helpers/circuit.js";
+import {
+  compileTestCircuit,
+  forge,
+  signalsMatching,
+  witnessFails,
+  type TestCircuit,
+} from "../helpers/circuit.js";
 
 const signal = (c: TestCircuit, w: bigint[], name: string) => w[c.signals.get(name)!];
 const TWO64 = 1n << 64n;
@@ -11,7 +17,11 @@ const P = FIELD_MODULUS;
 describe("GatedAmount", () => {
   let c: TestCircuit;
   beforeAll(async () => {
-    c = await compileTestCircuit("gated-amount", ["circuits/gadgets/limits.circom"], "component main {public [checked, aux]} = GatedAmount();");
+    c = await compileTestCircuit(
+      "gated-amount",
+      ["circuits/gadgets/limits.circom"],
+      "component main {public [checked, aux]} = GatedAmount();",
+    );
   });
   const run = async (checked: bigint, aux: bigint) => {
     const w = await c.witness({ checked: String(checked), aux: String(aux) });
@@ -30,7 +40,8 @@ describe("GatedAmount", () => {
   });
 
   it("an unchecked record yields (0, 0) whatever its aux", async () => {
-    for (const aux of [0n, 5n, TWO64 + 7n, P - 1n]) expect(await run(0n, aux)).toMatchObject({ missing: 0n, amount: 0n });
+    for (const aux of [0n, 5n, TWO64 + 7n, P - 1n])
+      expect(await run(0n, aux)).toMatchObject({ missing: 0n, amount: 0n });
   });
 
   it("a checked aux beyond 2^64 (no honest encoding) has no witness", async () => {
@@ -48,8 +59,14 @@ describe("GatedAmount", () => {
       expect(c.firstUnsatisfied(w)).toBe(-1);
       for (const name of ["missing", "amount", "absent", "bits.out[0]", "bits.out[1]"]) {
         const v = signal(c, w, name);
-        expect(c.firstUnsatisfied(forge(c, w, name, v + 1n)), `${name} @ ${checked},${aux}`).toBeGreaterThanOrEqual(0);
-        expect(c.firstUnsatisfied(forge(c, w, name, 1n - v)), `${name} @ ${checked},${aux}`).toBeGreaterThanOrEqual(0);
+        expect(
+          c.firstUnsatisfied(forge(c, w, name, v + 1n)),
+          `${name} @ ${checked},${aux}`,
+        ).toBeGreaterThanOrEqual(0);
+        expect(
+          c.firstUnsatisfied(forge(c, w, name, 1n - v)),
+          `${name} @ ${checked},${aux}`,
+        ).toBeGreaterThanOrEqual(0);
       }
       // The amount forged to a "negative" value (p - 1) would slip under any cap.
       expect(c.firstUnsatisfied(forge(c, w, "amount", P - 1n))).toBeGreaterThanOrEqual(0);
@@ -60,7 +77,11 @@ describe("GatedAmount", () => {
 describe("OptionalLimit(64)", () => {
   let c: TestCircuit;
   beforeAll(async () => {
-    c = await compileTestCircuit("optional-limit", ["circuits/gadgets/limits.circom"], "component main {public [enc]} = OptionalLimit(64);");
+    c = await compileTestCircuit(
+      "optional-limit",
+      ["circuits/gadgets/limits.circom"],
+      "component main {public [enc]} = OptionalLimit(64);",
+    );
   });
   const run = async (enc: bigint) => {
     const w = await c.witness({ enc: String(enc) });
@@ -98,7 +119,11 @@ describe("OptionalLimit(64)", () => {
 describe("Exceeds(64)", () => {
   let c: TestCircuit;
   beforeAll(async () => {
-    c = await compileTestCircuit("exceeds", ["circuits/gadgets/limits.circom"], "component main {public [x, limit]} = Exceeds(64);");
+    c = await compileTestCircuit(
+      "exceeds",
+      ["circuits/gadgets/limits.circom"],
+      "component main {public [x, limit]} = Exceeds(64);",
+    );
   });
   const over = async (x: bigint, limit: bigint) =>
     signal(c, await c.witness({ x: String(x), limit: String(limit) }), "out");

@@ -9,7 +9,11 @@ const signal = (c: TestCircuit, w: bigint[], name: string) => w[c.signals.get(na
 describe("PairEqual", () => {
   let c: TestCircuit;
   beforeAll(async () => {
-    c = await compileTestCircuit("pair-equal", ["circuits/gadgets/repeats.circom"], "component main {public [a, b]} = PairEqual();");
+    c = await compileTestCircuit(
+      "pair-equal",
+      ["circuits/gadgets/repeats.circom"],
+      "component main {public [a, b]} = PairEqual();",
+    );
   });
   const eq = async (a: bigint[], b: bigint[]) => {
     const w = await c.witness({ a: a.map(String), b: b.map(String) });
@@ -29,10 +33,22 @@ describe("PairEqual", () => {
 
   it("a forged eq or product breaks a constraint in every case", async () => {
     for (const [a, b] of [
-      [[5n, 7n], [5n, 7n]],
-      [[5n, 7n], [6n, 7n]],
-      [[5n, 7n], [5n, 8n]],
-      [[1n, 2n], [3n, 4n]],
+      [
+        [5n, 7n],
+        [5n, 7n],
+      ],
+      [
+        [5n, 7n],
+        [6n, 7n],
+      ],
+      [
+        [5n, 7n],
+        [5n, 8n],
+      ],
+      [
+        [1n, 2n],
+        [3n, 4n],
+      ],
     ]) {
       const { w, eq: value } = await eq(a, b);
       expect(c.firstUnsatisfied(w)).toBe(-1);
@@ -60,7 +76,11 @@ describe("RepeatCounts and RepeatHits (6 records)", () => {
   const N = 6;
   let c: TestCircuit;
   beforeAll(async () => {
-    c = await compileTestCircuit("repeat-hits", ["circuits/gadgets/repeats.circom"], `component main {public [live, tool, args, bound]} = RepeatHits(${N});`);
+    c = await compileTestCircuit(
+      "repeat-hits",
+      ["circuits/gadgets/repeats.circom"],
+      `component main {public [live, tool, args, bound]} = RepeatHits(${N});`,
+    );
   });
   const input = (live: number[], tool: bigint[], args: bigint[], bound: bigint) => ({
     live: live.map(String),
@@ -73,7 +93,8 @@ describe("RepeatCounts and RepeatHits (6 records)", () => {
     return { w, hit: Array.from({ length: N }, (_, i) => signal(c, w, `hit[${i}]`)) };
   };
 
-  it("costs N keys, 4 per pair and 3 per hit", () => expect(c.constraints).toBe(N + 4 * ((N * (N - 1)) / 2) + 3 * N));
+  it("costs N keys, 4 per pair and 3 per hit", () =>
+    expect(c.constraints).toBe(N + 4 * ((N * (N - 1)) / 2) + 3 * N));
 
   it("hits the (L+1)-th occurrence; bound 0 never hits; non-live records neither count nor hit", async () => {
     const tool = [7n, 7n, 7n, 8n, 7n, 7n];
@@ -86,9 +107,9 @@ describe("RepeatCounts and RepeatHits (6 records)", () => {
     expect((await hits(live, tool, args, 3n)).hit).toEqual([0n, 0n, 0n, 0n, 0n, 1n]);
     expect((await hits(live, tool, args, 4n)).hit).toEqual([0n, 0n, 0n, 0n, 0n, 0n]);
     // A non-live record whose args match a live one's, and whose tool slot is 0.
-    expect((await hits([1, 0, 0, 0, 0, 0], [7n, 0n, 0n, 0n, 0n, 0n], [1n, 1n, 1n, 1n, 1n, 1n], 2n)).hit).toEqual(
-      Array(N).fill(0n),
-    );
+    expect(
+      (await hits([1, 0, 0, 0, 0, 0], [7n, 0n, 0n, 0n, 0n, 0n], [1n, 1n, 1n, 1n, 1n, 1n], 2n)).hit,
+    ).toEqual(Array(N).fill(0n));
   });
 
   it("agrees with the TS model on 150 random sets of records", async () => {

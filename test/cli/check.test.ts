@@ -1,6 +1,6 @@
 // `vai check` as a user runs it: a child process, JSON on stdout, exit codes.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -67,6 +67,37 @@ describe("vai check", () => {
       format: "vai",
       verdict: { violated: true, seq: pair.expected.seq },
     });
+  });
+
+  it("takes VAI's promise format and names, and matches all 36 recorded verdicts", () => {
+    const promises = JSON.parse(readFileSync("fixtures/vai-agentdojo/promises.json", "utf8")) as Record<
+      string,
+      unknown
+    >[];
+    const expected = readFileSync("fixtures/vai-agentdojo/expected.jsonl", "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    for (const e of expected) {
+      const p = promises.find((x) => x.promise_id === e.promise_id)!;
+      const params = Object.fromEntries(
+        ["egress_tools", "recipient_key", "recipient_allowlist", "allow_prefixes"].map((k) => [k, p[k]]),
+      );
+      const promiseFile = file(`${e.promise_id}.json`, { predicate: p.artifact_predicate, params });
+      const r = vai(
+        "check",
+        "--promise",
+        promiseFile,
+        "--trace",
+        join("fixtures/vai-agentdojo/runs", `${e.case_id}.jsonl`),
+      );
+      expect(r.code, r.err).toBe(0);
+      expect(JSON.parse(r.out).verdict, `${e.case_id} ${e.promise_id}`).toEqual({
+        violated: e.violated,
+        seq: e.seq,
+        reason: e.reason,
+      });
+    }
   });
 
   it("refuses bad input with one clear line and exit code 2", () => {

@@ -426,22 +426,23 @@ describe("withdraw", () => {
 });
 
 describe("gas", () => {
-  // Budgets a little above the measured figures, so a regression shows up here. Calldata is made of nonzero
-  // bytes, as real roots and proofs are. See the brief's targets: checkpoint 80k, settle 300k.
+  // Budgets a little above the measured figures (scripts/gas-escrow.ts prints them all), so a regression shows up
+  // here. Calldata is made of nonzero bytes, as real roots and proofs are. Targets: checkpoint 80k, settle 300k.
   it("stays within the checkpoint and settlement budgets", async () => {
     const promiseId = await register();
     const sessionId = sid("gas");
     await escrow.openSession(sessionId, user.account.address, PROFILE);
     const first = await escrow.checkpoint(sessionId, 1, R - 1n);
     const second = await escrow.checkpoint(sessionId, 2, R - 2n);
-    // ~47.8k of each is the circomlibjs Poseidon(3) call (45k inside it + the cold call); the rest is two
-    // storage slots, the event and 21k of base cost. The OPENED bit makes the first as cheap as the rest.
-    for (const g of [first.gasUsed, second.gasUsed]) expect(g).toBeLessThanOrEqual(84_000n);
+    // ~26.5k of each is the generated Poseidon(3) call (24k inside it + the cold call); the rest is two storage
+    // slots, the event and 21k of base cost. The OPENED bit makes the first as cheap as the rest.
+    for (const g of [first.gasUsed, second.gasUsed]) expect(g).toBeLessThanOrEqual(64_000n);
     await escrow.closeSession(sessionId, 2, R - 3n);
     const { claimId } = await escrow.as(user).fileClaim(sessionId, promiseId, BOND);
     const proof = PROOF.map((w) => R - w);
     const settled = await escrow.as(stranger).settle(claimId, proof, true);
-    // A snarkjs verifier with 6 public inputs adds ~219k over the mock (measured), so this keeps settle < 300k.
-    expect(settled.gasUsed).toBeLessThanOrEqual(80_000n);
+    // A snarkjs verifier with 6 public inputs costs ~219k more than the mock (scripts/gas-escrow.ts measures both
+    // with real proofs: ~290k), so this keeps settle below 300k.
+    expect(settled.gasUsed).toBeLessThanOrEqual(76_000n);
   });
 });

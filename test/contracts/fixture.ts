@@ -109,7 +109,12 @@ export async function session(
   return sessionId;
 }
 
-export async function claim(fx: Fixture, sessionId: Hex, promiseId: bigint, o: { by?: Wallet; bond?: bigint } = {}) {
+export async function claim(
+  fx: Fixture,
+  sessionId: Hex,
+  promiseId: bigint,
+  o: { by?: Wallet; bond?: bigint } = {},
+) {
   return (await fx.escrow.as(o.by ?? fx.user).fileClaim(sessionId, promiseId, o.bond ?? BOND)).claimId;
 }
 

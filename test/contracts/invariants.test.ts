@@ -12,7 +12,7 @@ import { escrowFixture, ledger, proofsValid, sid, type Fixture } from "./fixture
 
 const fx = escrowFixture({ maxCheckpoints: 4 });
 const UNIT = 1000n;
-const RUNS = Number(process.env.INVARIANT_RUNS ?? 30);
+const RUNS = Number(process.env.INVARIANT_RUNS ?? 80);
 
 type Cmd =
   | { op: "register"; p: number; payout: number; extra: number }
@@ -23,6 +23,7 @@ type Cmd =
   | { op: "checkpoint"; s: number; step: number }
   | { op: "close"; s: number; step: number }
   | { op: "claim"; s: number; i: number; bond: number; wrongUser: boolean }
+  | { op: "storm"; i: number }
   | { op: "settle"; c: number; violated: boolean; valid: boolean }
   | { op: "default"; c: number }
   | { op: "withdrawClaim"; c: number }
@@ -31,26 +32,38 @@ type Cmd =
 
 const idx = fc.nat({ max: 7 });
 const cmd: fc.Arbitrary<Cmd> = fc.oneof(
-    {
-    arbitrary: fc.record({ op: fc.constant("register" as const), p: fc.nat({ max: 1 }), payout: fc.constantFrom(0, 1, 1, 2, 3), extra: fc.nat({ max: 3 }) }),
-    weight: 2,
+  {
+    arbitrary: fc.record({
+      op: fc.constant("register" as const),
+      p: fc.nat({ max: 1 }),
+      payout: fc.constantFrom(0, 1, 1, 2, 3),
+      extra: fc.nat({ max: 3 }),
+    }),
+    weight: 1,
   },
   fc.record({ op: fc.constant("fund" as const), i: idx, units: fc.integer({ min: 0, max: 3 }) }),
   {
-    arbitrary: fc.record({ op: fc.constant("retire" as const), i: idx, other: fc.constantFrom(false, false, true) }),
+    arbitrary: fc.record({
+      op: fc.constant("retire" as const),
+      i: idx,
+      other: fc.constantFrom(false, false, true),
+    }),
     weight: 2,
   },
   { arbitrary: fc.record({ op: fc.constant("withdrawReserve" as const), i: idx }), weight: 3 },
-  { arbitrary: fc.record({ op: fc.constant("open" as const), p: fc.nat({ max: 1 }), u: fc.nat({ max: 1 }) }), weight: 2 },
+  fc.record({ op: fc.constant("open" as const), p: fc.nat({ max: 1 }), u: fc.nat({ max: 1 }) }),
   fc.record({ op: fc.constant("checkpoint" as const), s: idx, step: fc.nat({ max: 3 }) }),
-  { arbitrary: fc.record({ op: fc.constant("close" as const), s: idx, step: fc.nat({ max: 2 }) }), weight: 2 },
+  {
+    arbitrary: fc.record({ op: fc.constant("close" as const), s: idx, step: fc.nat({ max: 2 }) }),
+    weight: 2,
+  },
   {
     arbitrary: fc.record({
       op: fc.constant("claim" as const),
       s: idx,
       i: idx,
-      bond: fc.constantFrom(0, 1, 1, 2),
-      wrongUser: fc.constantFrom(false, false, false, true),
+      bond: fc.constantFrom(0, 1, 1, 1, 1, 1, 1, 2),
+      wrongUser: fc.constantFrom(false, false, false, false, false, false, false, true),
     }),
     weight: 4,
   },
@@ -63,15 +76,16 @@ const cmd: fc.Arbitrary<Cmd> = fc.oneof(
     }),
     weight: 4,
   },
-  fc.record({ op: fc.constant("default" as const), c: idx }),
-  fc.record({ op: fc.constant("withdrawClaim" as const), c: idx }),
+  fc.record({ op: fc.constant("storm" as const), i: idx }),
+  { arbitrary: fc.record({ op: fc.constant("default" as const), c: idx }), weight: 2 },
+  { arbitrary: fc.record({ op: fc.constant("withdrawClaim" as const), c: idx }), weight: 3 },
   { arbitrary: fc.record({ op: fc.constant("withdraw" as const), a: fc.nat({ max: 4 }) }), weight: 2 },
   {
     arbitrary: fc.record({
       op: fc.constant("warp" as const),
       seconds: fc.constantFrom(60, 3600, 3 * 86400 - 1, 3 * 86400, 10 * 86400, 30 * 86400 + 1),
     }),
-    weight: 2,
+    weight: 4,
   },
 );
 
@@ -83,6 +97,7 @@ interface World {
   order: number;
   /** Bias only (the chain is the truth): open claims, retired promises, accounts with a credit. */
   openClaims: Set<bigint>;
+  openPairs: Set<string>;
   retired: Set<bigint>;
   owed: Set<string>;
   claims: bigint[];
@@ -97,12 +112,15 @@ interface World {
 /** Every run starts from a promise per provider and sessions they cover, so claims have something to hit. */
 const PROLOGUE: Cmd[] = [
   { op: "register", p: 0, payout: 2, extra: 1 },
-  { op: "register", p: 1, payout: 1, extra: 0 },
+  { op: "register", p: 1, payout: 1, extra: 0 }, // one payout drains it: claims on it race
   { op: "open", p: 0, u: 0 },
   { op: "open", p: 0, u: 1 },
   { op: "open", p: 1, u: 0 },
+  { op: "open", p: 1, u: 1 },
   { op: "checkpoint", s: 0, step: 2 },
   { op: "close", s: 0, step: 1 },
+  { op: "close", s: 2, step: 0 },
+  { op: "close", s: 3, step: 2 },
 ];
 
 const successes = new Map<string, number>();
@@ -121,6 +139,16 @@ const pick = <T>(xs: T[], i: number): T | undefined => (xs.length ? xs[i % xs.le
 /** Three times in four, an element of `likely` (when there is one); otherwise any element of `all`. */
 const biased = <T>(all: T[], likely: T[], i: number): T | undefined =>
   i % 4 !== 0 && likely.length ? pick(likely, i) : pick(all, i);
+
+/** (session, promise) pairs the model expects can be claimed: covering promise, pair neither open nor resolved. */
+function freePairs(w: World) {
+  return w.sessions.flatMap((ss) =>
+    w.promises
+      .filter((_, k) => w.promiseMeta[k].p === ss.p && w.promiseMeta[k].order < ss.order)
+      .filter((id) => !w.resolvedPairs.has(`${ss.id}/${id}`) && !w.openPairs.has(`${ss.id}/${id}`))
+      .map((id) => ({ s: ss, id })),
+  );
+}
 
 /** Runs one command; returns its receipt, or undefined when it reverted (with a custom error) or had no target. */
 async function step(w: World, c: Cmd): Promise<TransactionReceipt | undefined> {
@@ -188,14 +216,24 @@ async function step(w: World, c: Cmd): Promise<TransactionReceipt | undefined> {
       if (s) tx = e(providers[s.p]).closeSession(s.id, s.lastN + c.step, 999n);
       break;
     }
+    case "storm": {
+      // Every user files on every free pair of one promise at once: claims race for the reserve.
+      const id = pick(w.promises, c.i);
+      if (id === undefined) break;
+      for (const t of freePairs(w).filter((x) => x.id === id)) {
+        const r = await receiptOrRevert(e(users[t.s.u]).fileClaim(t.s.id, id, UNIT / 10n));
+        if (r) book(w, r);
+      }
+      return undefined; // booked above
+    }
     case "claim": {
-      const s = pick(w.sessions, c.s);
-      // Mostly a promise that covers the session (same provider, registered earlier); else any promise.
-      const covering = s ? w.promises.filter((_, k) => w.promiseMeta[k].p === s.p && w.promiseMeta[k].order < s.order) : [];
-      const id = c.i % 4 !== 0 && covering.length ? pick(covering, c.i) : pick(w.promises, c.i);
-      if (s && id !== undefined) {
-        const by = c.wrongUser ? users[1 - s.u] : users[s.u];
-        tx = e(by).fileClaim(s.id, id, BigInt(c.bond) * (UNIT / 10n));
+      // Three times in four a pair that can be claimed (covering promise, pair free); else anything.
+      const free = freePairs(w);
+      const any = w.sessions.flatMap((ss) => w.promises.map((id) => ({ s: ss, id })));
+      const target = biased(any, free, c.s * 8 + c.i);
+      if (target) {
+        const by = c.wrongUser ? users[1 - target.s.u] : users[target.s.u];
+        tx = e(by).fileClaim(target.s.id, target.id, BigInt(c.bond) * (UNIT / 10n));
       }
       break;
     }
@@ -204,7 +242,9 @@ async function step(w: World, c: Cmd): Promise<TransactionReceipt | undefined> {
       if (id !== undefined) {
         if (!c.valid) await proofsValid(fx, false);
         try {
-          return await receiptOrRevert(fx.escrow.as(fx.stranger).settle(id, [1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n], c.violated));
+          return await receiptOrRevert(
+            fx.escrow.as(fx.stranger).settle(id, [1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n], c.violated),
+          );
         } finally {
           if (!c.valid) await proofsValid(fx, true);
         }
@@ -225,7 +265,13 @@ async function step(w: World, c: Cmd): Promise<TransactionReceipt | undefined> {
       break;
     }
     case "withdraw":
-      tx = e(biased(all, all.filter((x) => w.owed.has(x.account.address)), c.a)!).withdraw();
+      tx = e(
+        biased(
+          all,
+          all.filter((x) => w.owed.has(x.account.address)),
+          c.a,
+        )!,
+      ).withdraw();
       break;
     case "warp":
       await fx.chain.testClient.increaseTime({ seconds: c.seconds });
@@ -241,7 +287,8 @@ async function receiptOrRevert(tx: Promise<{ txHash: Hex }>): Promise<Transactio
   } catch (err) {
     const msg = String((err as Error).message);
     const custom = /reverted with custom error '(\w+)\(/.exec(msg) ?? /Error: (\w+)\(/.exec(msg);
-    if (!custom) throw new Error(`not a custom-error revert: ${msg.slice(0, 400)}`);
+    if (!custom || /panic/i.test(msg) || custom[1] === "Panic" || custom[1] === "Error")
+      throw new Error(`not a custom-error revert: ${msg.slice(0, 400)}`);
     reverts.set(custom[1], (reverts.get(custom[1]) ?? 0) + 1);
     return undefined;
   }
@@ -268,12 +315,14 @@ function book(w: World, receipt: TransactionReceipt) {
         w.paidIn += a.bond as bigint;
         w.bonds.set(a.claimId, { bond: a.bond, pair: `${a.sessionId}/${a.promiseId}` });
         w.openClaims.add(a.claimId);
+        w.openPairs.add(`${a.sessionId}/${a.promiseId}`);
         break;
       }
       case "ClaimSettled":
       case "ClaimDefaulted": {
         const { bond, pair } = w.bonds.get(a.claimId)!;
         w.openClaims.delete(a.claimId);
+        w.openPairs.delete(pair);
         w.owed.add(a.beneficiary);
         const promiseId = BigInt(pair.split("/")[1]);
         const pays = name === "ClaimDefaulted" || (a.violated as boolean);
@@ -289,6 +338,7 @@ function book(w: World, receipt: TransactionReceipt) {
       case "ClaimWithdrawn":
         expect(a.bond).toBe(w.bonds.get(a.claimId)!.bond);
         w.openClaims.delete(a.claimId);
+        w.openPairs.delete(w.bonds.get(a.claimId)!.pair);
         w.owed.add(a.claimant);
         break;
       case "PromiseRetired":
@@ -329,6 +379,7 @@ describe("escrow invariants under random operation sequences", () => {
           sessions: [],
           order: 0,
           openClaims: new Set(),
+          openPairs: new Set(),
           retired: new Set(),
           owed: new Set(),
           claims: [],

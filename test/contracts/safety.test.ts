@@ -46,7 +46,8 @@ async function hostileUser(label: string) {
   const read = (functionName: string) => fx.chain.publicClient.readContract({ address, abi, functionName });
   const call = (fn: string, args: readonly unknown[] = []) =>
     encodeFunctionData({ abi: fx.escrow.abi, functionName: fn, args });
-  const exec = (fn: string, args: readonly unknown[] = [], value?: bigint) => write("exec", [call(fn, args)], value);
+  const exec = (fn: string, args: readonly unknown[] = [], value?: bigint) =>
+    write("exec", [call(fn, args)], value);
   const promiseId = await register(fx);
   const fileClaim = async (l: string) => {
     const s = await session(fx, `${label}-${l}`, { user: address });
@@ -125,11 +126,20 @@ describe("a receiver that refuses ether", () => {
 
 describe("field elements and amounts", () => {
   it("refuses r and accepts r - 1 for every field input", async () => {
-    const base = { predicateId: 1, paramsHash: 1n, profileHash: 1n, payout: 1n, capacities: [8], verifiers: [fx.verifier] };
+    const base = {
+      predicateId: 1,
+      paramsHash: 1n,
+      profileHash: 1n,
+      payout: 1n,
+      capacities: [8],
+      verifiers: [fx.verifier],
+    };
     await expect(fx.escrow.registerPromise({ ...base, paramsHash: R })).rejects.toThrow(/NotFieldElement/);
     await expect(fx.escrow.registerPromise({ ...base, profileHash: R })).rejects.toThrow(/NotFieldElement/);
     await fx.escrow.registerPromise({ ...base, paramsHash: R - 1n, profileHash: R - 1n });
-    await expect(fx.escrow.openSession(sid("x"), fx.user.account.address, R)).rejects.toThrow(/NotFieldElement/);
+    await expect(fx.escrow.openSession(sid("x"), fx.user.account.address, R)).rejects.toThrow(
+      /NotFieldElement/,
+    );
     await fx.escrow.openSession(sid("x"), fx.user.account.address, R - 1n);
     await expect(fx.escrow.checkpoint(sid("x"), 1, R)).rejects.toThrow(/NotFieldElement/);
     await expect(fx.escrow.checkpoint(sid("x"), 1, 2n ** 256n - 1n)).rejects.toThrow(/NotFieldElement/);
@@ -157,7 +167,14 @@ describe("field elements and amounts", () => {
   it("refuses amounts that do not fit the packed reserve, instead of truncating them", async () => {
     const whale = fx.stranger;
     await fx.chain.testClient.setBalance({ address: whale.account.address, value: 2n ** 120n });
-    const base = { predicateId: 1, paramsHash: 1n, profileHash: PROFILE, payout: 1n, capacities: [8], verifiers: [fx.verifier] };
+    const base = {
+      predicateId: 1,
+      paramsHash: 1n,
+      profileHash: PROFILE,
+      payout: 1n,
+      capacities: [8],
+      verifiers: [fx.verifier],
+    };
     await expect(fx.escrow.as(whale).registerPromise({ ...base, value: 2n ** 112n })).rejects.toThrow(
       /AmountTooLarge/,
     );
@@ -189,7 +206,11 @@ describe("events and immutability", () => {
     );
 
   it("has no state-changing function beyond the protocol's, so no setter for a promise's terms (P5)", () => {
-    expect(mutating().map((f) => f.name).sort()).toEqual(Object.keys(EVENT_OF).sort());
+    expect(
+      mutating()
+        .map((f) => f.name)
+        .sort(),
+    ).toEqual(Object.keys(EVENT_OF).sort());
     for (const event of Object.values(EVENT_OF))
       expect(fx.escrow.abi.some((x) => x.type === "event" && x.name === event)).toBe(true);
   });
@@ -235,4 +256,3 @@ describe("events and immutability", () => {
     expect(await terms()).toEqual(before);
   });
 });
-

@@ -232,7 +232,9 @@ describe("VAI escrow scenarios", () => {
     await probe(proofEnd - 1n, () =>
       expect(fx.escrow.settle(c, PROOF, false)).resolves.toMatchObject({ amount: BOND }),
     );
-    await probe(proofEnd, () => expect(fx.escrow.settle(c, PROOF, false)).rejects.toThrow(/ProofWindowClosed/));
+    await probe(proofEnd, () =>
+      expect(fx.escrow.settle(c, PROOF, false)).rejects.toThrow(/ProofWindowClosed/),
+    );
     await at(fx, proofEnd);
     await fx.asUser.claimDefault(c);
     // Retirement: claims on an unclosed session close at exactly retiredAt + 30 d; the reserve unlocks after.

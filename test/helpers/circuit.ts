@@ -59,15 +59,16 @@ export async function compileTestCircuit(
   const key = createHash("sha256").update(source).update(circomSources()).digest("hex").slice(0, 16);
   const dir = join(ROOT, "build", "test-circuits", `${name}-${key}`);
   if (!existsSync(join(dir, "done"))) {
-    const tmp = `${dir}.tmp`;
-    rmSync(tmp, { recursive: true, force: true });
+    // Each worker compiles into its own folder; the first to finish publishes it by rename,
+    // and a later one finding it published just drops its copy.
+    const tmpName = `${name}-${key}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const tmp = join(ROOT, "build", "test-circuits", tmpName);
     mkdirSync(tmp, { recursive: true });
     writeFileSync(join(tmp, `${name}.circom`), source);
-    // Compiled inside dir.tmp, so the include prefix must reach the repo root from there too.
     execFileSync(
       join(ROOT, "node_modules/.bin/circom2"),
       [
-        join("build", "test-circuits", `${name}-${key}.tmp`, `${name}.circom`),
+        join("build", "test-circuits", tmpName, `${name}.circom`),
         "--r1cs",
         "--wasm",
         "--sym",
@@ -75,7 +76,7 @@ export async function compileTestCircuit(
         "-l",
         "node_modules",
         "-o",
-        join("build", "test-circuits", `${name}-${key}.tmp`),
+        join("build", "test-circuits", tmpName),
       ],
       { cwd: ROOT, stdio: "pipe" },
     );
@@ -84,8 +85,12 @@ export async function compileTestCircuit(
       join(tmp, `${name}_js`, "witness_calculator.cjs"),
     );
     writeFileSync(join(tmp, "done"), key);
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(tmp, dir);
+    try {
+      renameSync(tmp, dir);
+    } catch {
+      rmSync(tmp, { recursive: true, force: true });
+      if (!existsSync(join(dir, "done"))) throw new Error(`could not publish compiled test circuit ${dir}`);
+    }
   }
   return load(name, dir);
 }

@@ -75,7 +75,9 @@ describe("θ", () => {
   });
 
   it("vector: [3, 2, 8, tools, merchants, cap], sorted and padded; the cap changes the hash", () => {
-    const v = aap3Payment.thetaVector(aap3Payment.parseTheta({ payTools: ["pay"], merchants: ["b", "a"], cap: 5 }));
+    const v = aap3Payment.thetaVector(
+      aap3Payment.parseTheta({ payTools: ["pay"], merchants: ["b", "a"], cap: 5 }),
+    );
     expect(v.slice(0, 3)).toEqual([3n, 2n, 8n]);
     expect(v).toHaveLength(14);
     expect(v.slice(3, 7)).toEqual([stringToField("pay"), 0n, stringToField("a"), stringToField("b")]);
@@ -128,7 +130,13 @@ describe("θ", () => {
     expect(aap3ProfileFromVai(vai)).toEqual({
       send_payment: { target: "target", amount: { key: "amount", decimals: 2 } },
     });
-    const named = { pay_tool: "wire", max_amount: 7, merchant_allowlist: [], recipient_key: "iban", amount_key: "eur" };
+    const named = {
+      pay_tool: "wire",
+      max_amount: 7,
+      merchant_allowlist: [],
+      recipient_key: "iban",
+      amount_key: "eur",
+    };
     expect(aap3Payment.profileHints!(named, aap3Payment.parseTheta(named))).toEqual({
       wire: { target: "iban", amount: { key: "eur", decimals: 0 } },
     });
@@ -139,14 +147,26 @@ describe("θ", () => {
   it("checkProfile: pay tools need a merchant and an amount, at one scale, read as the VAI params say", () => {
     const two = aap3Payment.parseTheta({ ...THETA, payTools: ["pay", "refund"] });
     expect(() => aap3Payment.checkProfile(two, PROFILE)).not.toThrow();
-    const mixed = { version: 1 as const, tools: { ...PROFILE.tools, refund: { target: "m", amount: { key: "a", decimals: 0 } } } };
+    const mixed = {
+      version: 1 as const,
+      tools: { ...PROFILE.tools, refund: { target: "m", amount: { key: "a", decimals: 0 } } },
+    };
     expect(() => aap3Payment.checkProfile(two, mixed)).toThrow(/different decimals/);
-    expect(() => aap3Payment.checkProfile({ ...THETA, payTools: ["lookup"] }, PROFILE)).toThrow(/merchant \(target\)/);
+    expect(() => aap3Payment.checkProfile({ ...THETA, payTools: ["lookup"] }, PROFILE)).toThrow(
+      /merchant \(target\)/,
+    );
     const noAmount = { version: 1 as const, tools: { pay: { target: "merchant" } } };
     expect(() => aap3Payment.checkProfile(THETA, noAmount)).toThrow(/does not read an amount/);
-    const vai = aap3Payment.parseTheta({ pay_tool: "pay", max_amount: 1, merchant_allowlist: [], recipient_key: "merchant" });
+    const vai = aap3Payment.parseTheta({
+      pay_tool: "pay",
+      max_amount: 1,
+      merchant_allowlist: [],
+      recipient_key: "merchant",
+    });
     expect(() => aap3Payment.checkProfile(vai, profileAt(0))).not.toThrow();
-    expect(() => aap3Payment.checkProfile(vai, profileAt(2))).toThrow(/at 0 decimals, but the encoding profile reads "amount" at 2/);
+    expect(() => aap3Payment.checkProfile(vai, profileAt(2))).toThrow(
+      /at 0 decimals, but the encoding profile reads "amount" at 2/,
+    );
     const vaiTo = aap3Payment.parseTheta({ pay_tool: "pay", max_amount: 1, merchant_allowlist: [] });
     expect(() => aap3Payment.checkProfile(vaiTo, profileAt(0))).toThrow(/merchant as "target"/);
   });
@@ -161,7 +181,10 @@ describe("circuit = oracle on random traces (capacity 8)", () => {
   const OFF = ["acme ", "evil"];
   const merchantArg = fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom(...ALLOWED, ...OFF) },
-    { weight: 2, arbitrary: fc.array(fc.constantFrom(...ALLOWED.slice(0, 3), ...OFF), { minLength: 0, maxLength: 2 }) },
+    {
+      weight: 2,
+      arbitrary: fc.array(fc.constantFrom(...ALLOWED.slice(0, 3), ...OFF), { minLength: 0, maxLength: 2 }),
+    },
     { weight: 1, arbitrary: fc.constantFrom<Json | undefined>(null, undefined, 42, [null]) },
   );
   /** An amount in minor units near the cap, or near the encoding's edges. */
@@ -177,18 +200,22 @@ describe("circuit = oracle on random traces (capacity 8)", () => {
         weight: 8,
         arbitrary: fc.tuple(minorArb(cap), fc.boolean()).map(([m, asString]): Json => {
           const scale = 10n ** BigInt(decimals);
-          const text = decimals === 0 ? String(m) : `${m / scale}.${String(m % scale).padStart(decimals, "0")}`;
+          const text =
+            decimals === 0 ? String(m) : `${m / scale}.${String(m % scale).padStart(decimals, "0")}`;
           return asString || m > BigInt(Number.MAX_SAFE_INTEGER) ? text : Number(text);
         }),
       },
-      { weight: 1, arbitrary: fc.constantFrom<Json | undefined>(undefined, null, "1.0001", -1, "ten", true, 0.001) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom<Json | undefined>(undefined, null, "1.0001", -1, "ten", true, 0.001),
+      },
     );
 
   const caseArb = fc
     .record({
       decimals: fc.constantFrom(0, 2),
       cap: fc.constantFrom(0n, 1n, 999n, 10000n, TWO64 - 2n, TWO64 - 1n),
-      payTools: fc.constantFrom(["pay"], ["pay", "refund"]),
+      payTools: fc.constantFrom<string[]>(["pay"], ["pay", "refund"]),
       merchants: fc.shuffledSubarray(ALLOWED, { minLength: 0, maxLength: 8 }),
     })
     .chain((t) =>
@@ -254,7 +281,13 @@ describe("circuit = oracle on random traces (capacity 8)", () => {
 });
 
 describe("edge witnesses", () => {
-  const pay = (seq: number, args: { [k: string]: Json }): TraceRecord => ({ kind: "call", seq, ts: seq, tool: "pay", args });
+  const pay = (seq: number, args: { [k: string]: Json }): TraceRecord => ({
+    kind: "call",
+    seq,
+    ts: seq,
+    tool: "pay",
+    args,
+  });
 
   it("each of the oracle's failure modes is the circuit's, and the flipped outcome has no witness", async () => {
     const cases: [TraceRecord[], boolean][] = [
@@ -292,7 +325,9 @@ describe("edge witnesses", () => {
     const slots = [KIND.call, stringToField("lookup"), 5n, 0n, 0n, 0n, 0n];
     expect(await witnessFails(circuit, rawInput([slots], 0, theta))).toBe(true);
     expect(await witnessFails(circuit, rawInput([slots], 1, theta))).toBe(true);
-    expect(await witnessFails(circuit, rawInput([slots], 0, { ...THETA, cap: String(TWO64 - 1n) }))).toBe(false);
+    expect(await witnessFails(circuit, rawInput([slots], 0, { ...THETA, cap: String(TWO64 - 1n) }))).toBe(
+      false,
+    );
   });
 });
 

@@ -1,9 +1,10 @@
 // AAP-4: the TS oracle against the reference implementation's recorded verdicts,
-// and the circuit against the oracle (fixtures and random traces), plus the
-// binding checks of the trace commitment inside the full circuit.
+// and the circuit against the oracle (fixtures and random traces with recipient
+// grants and revokes), plus the binding checks of the trace commitment and forged
+// witnesses on the active-at state inside the full circuit.
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { encodeRecord } from "../../sdk/encoding.js";
+import { callTargets, encodeRecord } from "../../sdk/encoding.js";
 import { prefixCommitment } from "../../sdk/merkle.js";
 import { aap4Recipients, type Aap4Theta } from "../../sdk/predicates/aap4-recipients.js";
 import type { EncodingProfile } from "../../sdk/profile.js";
@@ -15,15 +16,28 @@ import { forge, signalsMatching, witnessFails, type TestCircuit } from "../helpe
 
 const INSTANCE = instance("aap4_n16");
 const SHAPE = { depth: INSTANCE.params.depth, checkpoints: INSTANCE.params.checkpoints };
+// The random differential runs on the 8-record instance: same template, half the witness time.
+const SMALL = instance("aap4_n8");
+const SMALL_SHAPE = { depth: SMALL.params.depth, checkpoints: SMALL.params.checkpoints };
 const SECRET = 0x5eedn;
 const CONTEXT = 777n;
 
-function checkpointsOf(records: readonly TraceRecord[], profile: EncodingProfile, at: number[]): Checkpoint[] {
+function checkpointsOf(
+  records: readonly TraceRecord[],
+  profile: EncodingProfile,
+  at: number[],
+): Checkpoint[] {
   const leaves = records.map((r) => encodeRecord(r, profile, SECRET).leaf);
   return at.map((n) => ({ n, root: prefixCommitment(leaves, n) }));
 }
 
-function input(records: readonly TraceRecord[], profile: EncodingProfile, theta: Aap4Theta, at: number[] = []) {
+function input(
+  records: readonly TraceRecord[],
+  profile: EncodingProfile,
+  theta: Aap4Theta,
+  at: number[] = [],
+  shape = SHAPE,
+) {
   return claimInput({
     records,
     profile,
@@ -32,22 +46,29 @@ function input(records: readonly TraceRecord[], profile: EncodingProfile, theta:
     predicate: aap4Recipients,
     theta,
     context: CONTEXT,
-    shape: SHAPE,
+    shape,
   });
 }
 
 let circuit: TestCircuit;
+let small: TestCircuit;
 beforeAll(async () => {
   circuit = await compileInstance(INSTANCE.name);
+  small = await compileInstance(SMALL.name);
 });
 
-it("the instance's θ sizes are the predicate's", () => {
-  expect(INSTANCE.params.tools).toBe(aap4Recipients.caps.tools);
-  expect(INSTANCE.params.allowlist).toBe(aap4Recipients.caps.allowlist);
+it("the instances' θ sizes are the predicate's", () => {
+  for (const inst of [INSTANCE, SMALL]) {
+    expect(inst.params.tools, inst.name).toBe(aap4Recipients.caps.tools);
+    expect(inst.params.allowlist, inst.name).toBe(aap4Recipients.caps.allowlist);
+  }
 });
 
+// Grants and revokes (SetEvents, 9 per record, and the active-at scan, 3 per earlier
+// record per target) raised the cost from 17,354 (n16) and 10,658 (n8).
 it("costs exactly this many constraints (a change in cost is a decision)", () => {
-  expect(circuit.constraints).toBe(17354);
+  expect(circuit.constraints).toBe(18218);
+  expect(small.constraints).toBe(10898);
 });
 
 describe("AgentDojo runs from the reference implementation", () => {
@@ -66,7 +87,12 @@ describe("AgentDojo runs from the reference implementation", () => {
         expect(verdict.reason).toBe(pair.expected.reason);
 
         const n = c.trace.records.length;
-        const { input: honest } = input(c.trace.records, c.profile, pair.theta, n > 0 ? [Math.ceil(n / 2), n] : []);
+        const { input: honest } = input(
+          c.trace.records,
+          c.profile,
+          pair.theta,
+          n > 0 ? [Math.ceil(n / 2), n] : [],
+        );
         const w = await circuit.witness(honest);
         expect(circuit.firstUnsatisfied(w)).toBe(-1);
         const flipped = { ...honest, outcome: verdict.violated ? "0" : "1" };
@@ -80,50 +106,111 @@ const ALLOWED = ["alice@corp.example", "bob@corp.example", "carol@corp.example"]
 const OTHERS = ["mallory@evil.example", "eve@evil.example", "alice@corp.example.evil"];
 const PROFILE: EncodingProfile = {
   version: 1,
-  tools: { send_email: { target: "to" }, share_file: { target: "email" }, read_inbox: {}, post: { target: "to" } },
+  tools: {
+    send_email: { target: "to" },
+    share_file: { target: "email" },
+    read_inbox: {},
+    post: { target: "to" },
+  },
 };
 const THETA: Aap4Theta = { outboundTools: ["send_email", "share_file"], allowlist: ALLOWED };
 
-const recipient = fc.constantFrom(...ALLOWED, ...OTHERS);
+// Small pools, and grants steered to off-list values and revokes to listed ones, so
+// that a fair share of calls is decided by a grant or revoke before it.
+const recipient = fc.constantFrom(ALLOWED[0], ALLOWED[1], OTHERS[0], OTHERS[2]);
 const targetArg = fc.oneof(
-  recipient,
-  fc.array(recipient, { minLength: 0, maxLength: 2 }),
-  fc.constant(null),
-  fc.constant(undefined),
-  fc.constant(42),
+  { weight: 6, arbitrary: recipient },
+  { weight: 3, arbitrary: fc.array(recipient, { minLength: 0, maxLength: 2 }) },
+  { weight: 1, arbitrary: fc.constantFrom(null, undefined, 42) },
 );
 const recordArb = fc.oneof(
-  fc.record({
-    kind: fc.constant("call" as const),
-    tool: fc.constantFrom("send_email", "share_file", "read_inbox", "post"),
-    target: targetArg,
-    blocked: fc.boolean(),
-  }),
-  fc.record({ kind: fc.constantFrom("grant" as const, "revoke" as const), value: recipient }),
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("call" as const),
+      tool: fc.constantFrom("send_email", "share_file", "send_email", "read_inbox", "post"),
+      target: targetArg,
+      blocked: fc.constantFrom(false, false, false, true),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({
+        kind: fc.constantFrom("grant" as const, "revoke" as const),
+        namespace: fc.constantFrom(
+          "recipient" as const,
+          "recipient" as const,
+          "recipient" as const,
+          "scope" as const,
+        ),
+        value: recipient,
+        steer: fc.nat(3),
+      })
+      .map(({ steer, ...r }) =>
+        steer === 0
+          ? r
+          : {
+              ...r,
+              value: (r.kind === "grant"
+                ? [OTHERS[0], OTHERS[2], OTHERS[0]]
+                : [ALLOWED[0], ALLOWED[1], ALLOWED[0]])[steer - 1],
+            },
+      ),
+  },
 );
-const traceArb = fc.array(recordArb, { minLength: 0, maxLength: 16 }).map((list) =>
-  list.map((r, seq): TraceRecord => {
-    if (r.kind !== "call") return { kind: r.kind, seq, ts: seq, namespace: "recipient", value: r.value };
-    const key = r.tool === "share_file" ? "email" : "to";
-    const args = r.target === undefined ? { subject: "hi" } : { [key]: r.target, subject: "hi" };
-    return { kind: "call", seq, ts: seq, tool: r.tool, args, ...(r.blocked ? { blocked: true } : {}) };
-  }),
-);
+const traceArb = fc
+  .oneof(
+    { weight: 1, arbitrary: fc.array(recordArb, { maxLength: 8 }) },
+    { weight: 3, arbitrary: fc.array(recordArb, { minLength: 5, maxLength: 8 }) },
+  )
+  .map((list) =>
+    list.map((r, seq): TraceRecord => {
+      if (r.kind !== "call") {
+        // A scope grant's value must be a path prefix; its slot can never equal a recipient's.
+        const value = r.namespace === "scope" ? `/${r.value}` : r.value;
+        return { kind: r.kind, seq, ts: seq, namespace: r.namespace, value };
+      }
+      const key = r.tool === "share_file" ? "email" : "to";
+      const args = r.target === undefined ? { subject: "hi" } : { [key]: r.target, subject: "hi" };
+      return { kind: "call", seq, ts: seq, tool: r.tool, args, ...(r.blocked ? { blocked: true } : {}) };
+    }),
+  );
+
+/** Whether some checked recipient's status differs from the static allowlist's at its call. */
+function decidedByGrants(records: readonly TraceRecord[]): boolean {
+  const allowed = new Set(THETA.allowlist);
+  for (const r of records) {
+    if (r.kind === "grant" || r.kind === "revoke") {
+      if (r.namespace === "recipient") {
+        if (r.kind === "grant") allowed.add(r.value);
+        else allowed.delete(r.value);
+      }
+    } else if (r.kind === "call" && !r.blocked && THETA.outboundTools.includes(r.tool)) {
+      if (callTargets(r, PROFILE).some((t) => allowed.has(t) !== THETA.allowlist.includes(t))) return true;
+    }
+  }
+  return false;
+}
 
 describe("circuit = oracle on random traces", () => {
-  it("agrees on 120 random traces of 0..16 records, with random checkpoints", async () => {
+  it("agrees on 300 random traces of 0..8 records with grants and revokes, with random checkpoints", async () => {
+    let grantsMatter = 0;
     await fc.assert(
-      fc.asyncProperty(traceArb, fc.array(fc.nat(16), { maxLength: 4 }), async (records, cps) => {
-        const at = [...new Set(cps.map((x) => (records.length ? 1 + (x % records.length) : 0)).filter((x) => x > 0))].sort(
-          (a, b) => a - b,
-        );
-        const { input: honest, verdict } = input(records, PROFILE, THETA, at);
-        const w = await circuit.witness(honest);
-        expect(w[circuit.signals.get("outcome")!]).toBe(verdict.violated ? 1n : 0n);
-        expect(await witnessFails(circuit, { ...honest, outcome: verdict.violated ? "0" : "1" })).toBe(true);
+      fc.asyncProperty(traceArb, fc.array(fc.nat(8), { maxLength: 4 }), async (records, cps) => {
+        const at = [
+          ...new Set(cps.map((x) => (records.length ? 1 + (x % records.length) : 0)).filter((x) => x > 0)),
+        ].sort((a, b) => a - b);
+        const { input: honest, verdict } = input(records, PROFILE, THETA, at, SMALL_SHAPE);
+        const w = await small.witness(honest);
+        expect(w[small.signals.get("outcome")!]).toBe(verdict.violated ? 1n : 0n);
+        expect(await witnessFails(small, { ...honest, outcome: verdict.violated ? "0" : "1" })).toBe(true);
+        if (decidedByGrants(records)) grantsMatter++;
       }),
-      { numRuns: 120 },
+      { numRuns: 300 },
     );
+    // Coverage: in enough traces a grant or revoke changed whether some recipient was allowed.
+    expect(grantsMatter).toBeGreaterThanOrEqual(25);
   });
 });
 
@@ -131,7 +218,13 @@ describe("binding inside the full circuit", () => {
   const records: TraceRecord[] = [
     { kind: "call", seq: 0, ts: 0, tool: "read_inbox", args: {} },
     { kind: "call", seq: 1, ts: 1, tool: "send_email", args: { to: "alice@corp.example" } },
-    { kind: "call", seq: 2, ts: 2, tool: "send_email", args: { to: ["bob@corp.example", "mallory@evil.example"] } },
+    {
+      kind: "call",
+      seq: 2,
+      ts: 2,
+      tool: "send_email",
+      args: { to: ["bob@corp.example", "mallory@evil.example"] },
+    },
     { kind: "call", seq: 3, ts: 3, tool: "read_inbox", args: {} },
     { kind: "call", seq: 4, ts: 4, tool: "post", args: { to: "anyone" } },
   ];
@@ -143,7 +236,13 @@ describe("binding inside the full circuit", () => {
     // the new slots change the leaf, so the checkpoint roots no longer match.
     const altered = records.map((r) => (r.seq === 1 ? { ...r, args: { to: "bob@corp.example" } } : r));
     const { input: forgedTrace } = input(altered, PROFILE, THETA, []);
-    const mixed = { ...forgedTrace, cpN: honest.cpN, cpRoot: honest.cpRoot, cpActive: honest.cpActive, checkpointAcc: honest.checkpointAcc };
+    const mixed = {
+      ...forgedTrace,
+      cpN: honest.cpN,
+      cpRoot: honest.cpRoot,
+      cpActive: honest.cpActive,
+      checkpointAcc: honest.checkpointAcc,
+    };
     expect(await witnessFails(circuit, mixed)).toBe(true);
   });
 
@@ -151,28 +250,57 @@ describe("binding inside the full circuit", () => {
     const { input: honest } = input(records, PROFILE, THETA, [2, 4]);
     const short = input(records.slice(0, 3), PROFILE, THETA, []).input;
     // Truncating the trace below a checkpoint (hiding records 3 and 4):
-    expect(await witnessFails(circuit, { ...short, cpN: honest.cpN, cpRoot: honest.cpRoot, cpActive: honest.cpActive, checkpointAcc: honest.checkpointAcc })).toBe(true);
+    expect(
+      await witnessFails(circuit, {
+        ...short,
+        cpN: honest.cpN,
+        cpRoot: honest.cpRoot,
+        cpActive: honest.cpActive,
+        checkpointAcc: honest.checkpointAcc,
+      }),
+    ).toBe(true);
     expect(await witnessFails(circuit, { ...honest, cpActive: ["1", "0", "1", "0"] })).toBe(true);
     expect(await witnessFails(circuit, { ...honest, checkpointAcc: "1" })).toBe(true);
     expect(await witnessFails(circuit, { ...honest, n: "4" })).toBe(true);
     expect(await witnessFails(circuit, { ...honest, paramsHash: "5" })).toBe(true);
   });
 
-  it("forged internal signals (mask, leaves, violations, checkpoint fold) break a constraint", async () => {
-    const { input: honest } = input(records, PROFILE, THETA, [2, 4]);
-    const w = await circuit.witness(honest);
-    const targets = [
-      ...signalsMatching(circuit, /^trace\.active\[(4|5)\]$/),
-      ...signalsMatching(circuit, /^trace\.leaf\[(0|4)\]\.leaf$/),
-      ...signalsMatching(circuit, /^violations\[(1|2)\]$/),
-      ...signalsMatching(circuit, /^record\[2\]\.(off|offAny|outbound)/),
-      ...signalsMatching(circuit, /^trace\.checkpoints\.(chain|folded|rootDiff)\[1\]$/),
+  it("forged internal signals (mask, leaves, violations, checkpoint fold, active-at state) break a constraint", async () => {
+    // Record 1 sends to a granted recipient, record 3 to one revoked at 2 (violates).
+    const granted: TraceRecord[] = [
+      { kind: "grant", seq: 0, ts: 0, namespace: "recipient", value: "dave@corp.example" },
+      {
+        kind: "call",
+        seq: 1,
+        ts: 1,
+        tool: "send_email",
+        args: { to: ["dave@corp.example", "alice@corp.example"] },
+      },
+      { kind: "revoke", seq: 2, ts: 2, namespace: "recipient", value: "alice@corp.example" },
+      { kind: "call", seq: 3, ts: 3, tool: "send_email", args: { to: "alice@corp.example" } },
     ];
-    expect(targets.length).toBeGreaterThanOrEqual(8);
-    for (const name of targets) {
-      const value = w[circuit.signals.get(name)!];
-      expect(circuit.firstUnsatisfied(forge(circuit, w, name, value + 1n)), name).toBeGreaterThanOrEqual(0);
-      expect(circuit.firstUnsatisfied(forge(circuit, w, name, 1n - value)), name).toBeGreaterThanOrEqual(0);
+    for (const trace of [records, granted]) {
+      const { input: honest } = input(trace, PROFILE, THETA, [2, 4]);
+      const w = await circuit.witness(honest);
+      expect(circuit.firstUnsatisfied(w)).toBe(-1);
+      const targets = [
+        ...signalsMatching(circuit, /^trace\.active\[(4|5)\]$/),
+        ...signalsMatching(circuit, /^trace\.leaf\[(0|4)\]\.leaf$/),
+        ...signalsMatching(circuit, /^violations\[[1-3]\]$/),
+        ...signalsMatching(circuit, /^record\[[1-3]\]\.(offAny|outbound|violated)$/),
+        ...signalsMatching(
+          circuit,
+          /^record\[(1|3)\]\.listed\[[01]\]\.(state\[[0-3]\]|hit\[[0-2]\]|out|absent)$/,
+        ),
+        ...signalsMatching(circuit, /^events\.(event|grant|change)\[[0-3]\]$/),
+        ...signalsMatching(circuit, /^trace\.checkpoints\.(chain|folded|rootDiff)\[1\]$/),
+      ];
+      expect(targets.length).toBeGreaterThanOrEqual(30);
+      for (const name of targets) {
+        const value = w[circuit.signals.get(name)!];
+        expect(circuit.firstUnsatisfied(forge(circuit, w, name, value + 1n)), name).toBeGreaterThanOrEqual(0);
+        expect(circuit.firstUnsatisfied(forge(circuit, w, name, 1n - value)), name).toBeGreaterThanOrEqual(0);
+      }
     }
   });
 });

@@ -1,0 +1,233 @@
+// Gas of every external escrow function, from transaction receipts on the in-process chain, and the Poseidon(3)
+// comparison behind checkpoint(). Prints a Markdown table (docs/BENCHMARKS.md, "Escrow gas", quotes it).
+//
+//   npx tsx scripts/gas-escrow.ts              all rows; settle with real Groth16 proofs when circuits are built
+//   npx tsx scripts/gas-escrow.ts --no-proofs  MockVerifier rows only (no `npm run setup` needed)
+//
+// Calldata uses nonzero words (roots and proofs near r), as real ones are. Rows marked "first" pay for creating
+// a storage slot that later calls only rewrite.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { encodeFunctionData, keccak256, parseEther, toHex, type Address, type Hex } from "viem";
+import {
+  deployCircomlibPoseidon3,
+  deployContract,
+  deployEscrow,
+  deployPoseidon3,
+  embeddedChain,
+  EscrowClient,
+  type ChainHandle,
+  type Wallet,
+} from "../sdk/chain.js";
+import { FIELD_MODULUS as R } from "../sdk/hash.js";
+import type { EncodingProfile } from "../sdk/profile.js";
+
+const PAYOUT = parseEther("1");
+const BOND = parseEther("0.1");
+const DAY = 24 * 3600;
+const PROOF = [R - 11n, R - 12n, R - 13n, R - 14n, R - 15n, R - 16n, R - 17n, R - 18n];
+const POSEIDON3_ABI = [
+  {
+    type: "function",
+    name: "poseidon",
+    stateMutability: "pure",
+    inputs: [{ name: "input", type: "uint256[3]" }],
+    outputs: [{ name: "", type: "uint256" }],
+  },
+] as const;
+
+interface Row {
+  fn: string;
+  gas: bigint;
+  note: string;
+}
+
+const rows: Row[] = [];
+const row = (fn: string, gas: bigint, note = "") => rows.push({ fn, gas, note });
+const sid = (label: string): Hex => keccak256(toHex(`gas:${label}`));
+
+function calldataGas(data: Hex): bigint {
+  let g = 0n;
+  for (let i = 2; i < data.length; i += 2) g += data.slice(i, i + 2) === "00" ? 4n : 16n;
+  return g;
+}
+
+/** Gas a Poseidon contract spends inside one call (transaction gas less the 21k base and calldata). */
+async function poseidonInside(chain: ChainHandle, from: Wallet, address: Address): Promise<bigint> {
+  const data = encodeFunctionData({
+    abi: POSEIDON3_ABI,
+    functionName: "poseidon",
+    args: [[R - 1n, 123456n, R - 2n]],
+  });
+  const hash = await from.sendTransaction({ to: address, data });
+  const { gasUsed } = await chain.publicClient.waitForTransactionReceipt({ hash });
+  return gasUsed - 21_000n - calldataGas(data);
+}
+
+async function mockRows(chain: ChainHandle) {
+  const [provider, user, stranger] = chain.wallets;
+  const circomlib = await deployCircomlibPoseidon3(chain, provider);
+  const generated = await deployPoseidon3(chain, provider);
+  const verifier = (await deployContract(chain, provider, "MockVerifier")).address;
+
+  // Poseidon(3): the two contracts, and checkpoint() over each.
+  const poseidon: Record<string, { deploy: bigint; inside: bigint; checkpoint: bigint }> = {};
+  for (const [name, d] of [
+    ["circomlibjs poseidon_gencontract", circomlib],
+    ["PoseidonT4.sol (generated)", generated],
+  ] as const) {
+    const { address } = await deployEscrow(chain, provider, { poseidon3: d.address, maxCheckpoints: 64 });
+    const e = await EscrowClient.connect(chain, address, provider);
+    await e.openSession(sid(name), user.account.address, 1n);
+    await e.checkpoint(sid(name), 1, R - 1n);
+    const second = await e.checkpoint(sid(name), 2, R - 2n);
+    poseidon[name] = {
+      deploy: d.gasUsed,
+      inside: await poseidonInside(chain, provider, d.address),
+      checkpoint: second.gasUsed,
+    };
+  }
+
+  const deployed = await deployEscrow(chain, provider, { poseidon3: generated.address, maxCheckpoints: 64 });
+  row("deploy Escrow", deployed.gasUsed, "constructor");
+  const escrow = await EscrowClient.connect(chain, deployed.address, provider);
+  const asUser = escrow.as(user);
+  const asStranger = escrow.as(stranger);
+  const base = { predicateId: 4, paramsHash: R - 3n, profileHash: R - 4n, payout: PAYOUT };
+  const reg1 = await escrow.registerPromise({
+    ...base,
+    capacities: [64],
+    verifiers: [verifier],
+    value: 2n * PAYOUT,
+  });
+  row("registerPromise", reg1.gasUsed, "1 verifier; first promise of this provider");
+  const reg2 = await escrow.registerPromise({
+    ...base,
+    capacities: [8, 64],
+    verifiers: [verifier, verifier],
+  });
+  row("registerPromise", reg2.gasUsed, "2 verifiers (capacity classes)");
+  const promiseId = reg1.promiseId;
+  row("fund", (await asStranger.fund(promiseId, PAYOUT)).gasUsed);
+
+  const open = async (label: string) => {
+    const s = sid(label);
+    const o = await escrow.openSession(s, user.account.address, base.profileHash);
+    return { s, gas: o.gasUsed };
+  };
+  const a = await open("a");
+  row("openSession", a.gas);
+  const c1 = await escrow.checkpoint(a.s, 4, R - 5n);
+  row("checkpoint", c1.gasUsed, "first of the session");
+  const c2 = await escrow.checkpoint(a.s, 8, R - 6n);
+  row("checkpoint", c2.gasUsed, "later ones (target ≤ 80k)");
+  row("closeSession", (await escrow.closeSession(a.s, 9, R - 7n)).gasUsed);
+
+  const f1 = await asUser.fileClaim(a.s, promiseId, BOND);
+  row("fileClaim", f1.gasUsed, "first claim of this user (creates its credit slot)");
+  const b = await open("b");
+  await escrow.closeSession(b.s, 3, R - 8n);
+  const f2 = await asUser.fileClaim(b.s, promiseId, BOND);
+  row("fileClaim", f2.gasUsed, "later claims");
+  row(
+    "settle (MockVerifier)",
+    (await asStranger.settle(f1.claimId, PROOF, true)).gasUsed,
+    "violated: pays p + b",
+  );
+  row(
+    "settle (MockVerifier)",
+    (await asStranger.settle(f2.claimId, PROOF, false)).gasUsed,
+    "satisfied: bond to provider",
+  );
+
+  const c = await open("c");
+  const fc = await asUser.fileClaim(c.s, promiseId, BOND);
+  await chain.testClient.increaseTime({ seconds: 3 * DAY });
+  row(
+    "claimDefault",
+    (await asStranger.claimDefault(fc.claimId)).gasUsed,
+    "no proof in 3 days (unclosed session)",
+  );
+
+  // A lapse: the reserve (now p) pays one of two claims, the other is withdrawn.
+  const d = await open("d");
+  const e2 = await open("e");
+  const fd = await asUser.fileClaim(d.s, promiseId, BOND);
+  const fe = await asUser.fileClaim(e2.s, promiseId, BOND);
+  await chain.testClient.increaseTime({ seconds: 3 * DAY });
+  await asStranger.claimDefault(fd.claimId);
+  row("withdrawClaim", (await asUser.withdrawClaim(fe.claimId)).gasUsed, "reserve below payout");
+
+  row("retirePromise", (await escrow.retirePromise(promiseId)).gasUsed);
+  await chain.testClient.increaseTime({ seconds: 30 * DAY + 1 });
+  await escrow.fund(reg2.promiseId, 1n); // mines a block past the window
+  row("withdrawReserve", (await escrow.withdrawReserve(promiseId)).gasUsed, "credits the provider");
+  row("withdraw", (await asUser.withdraw()).gasUsed, "sends the caller's credits");
+  return poseidon;
+}
+
+/** settle() against the real snarkjs verifiers, with proofs from the prover, as test/e2e does. */
+async function realRows(chain: ChainHandle) {
+  const { loadManifest } = await import("../prover/artifacts.js");
+  if (!Object.keys(loadManifest().circuits ?? {}).length) return false;
+  const { deployZkVai, registerPromise } = await import("../prover/deploy.js");
+  const { answerClaim } = await import("../prover/claims.js");
+  const { releaseProver } = await import("../prover/prove.js");
+  const { Recorder } = await import("../sdk/recorder.js");
+  const { TraceStore } = await import("../sdk/store.js");
+  const [provider, user] = chain.wallets;
+  const deployment = await deployZkVai(chain, provider);
+  const escrow = deployment.escrow;
+  const store = TraceStore.open(join(mkdtempSync(join(tmpdir(), "zkvai-gas-")), "store.sqlite"));
+  const profile: EncodingProfile = { version: 1, tools: { read: {}, send_email: { target: "to" } } };
+  const theta = { outboundTools: ["send_email"], allowlist: ["alice@a.example", "bob@a.example"] };
+  const spec = { predicate: "AAP-4", theta, profile, payout: PAYOUT, reserve: 3n * PAYOUT };
+  const { promiseId } = await registerPromise(deployment, escrow, store, spec);
+  try {
+    for (const [label, to] of [
+      ["satisfied", "bob@a.example"],
+      ["violated", "eve@evil.example"],
+    ] as const) {
+      const sessionId = sid(`real-${label}`);
+      const rec = await Recorder.open({ store, escrow, sessionId, user: user.account.address, profile });
+      rec.append({ kind: "call", tool: "read", args: {}, result: "ok" });
+      await rec.checkpoint();
+      rec.append({ kind: "call", tool: "send_email", args: { to }, result: "ok" });
+      await rec.close();
+      const { claimId } = await escrow.as(user).fileClaim(sessionId, promiseId, BOND);
+      const answer = await answerClaim(store, escrow, claimId);
+      row("settle (Groth16)", answer.settleGas, `${label}, ${answer.circuit} verifier (target ≤ 300k)`);
+    }
+  } finally {
+    store.close();
+    await releaseProver();
+  }
+  return true;
+}
+
+async function main() {
+  const chain = await embeddedChain();
+  const poseidon = await mockRows(chain);
+  const real = process.argv.includes("--no-proofs") ? false : await realRows(chain);
+
+  console.log("| function | gas | case |\n|---|---:|---|");
+  for (const r of rows) console.log(`| \`${r.fn}\` | ${r.gas.toLocaleString("en-US")} | ${r.note} |`);
+  if (!real)
+    console.log(
+      "\n(settle with real proofs skipped: --no-proofs, or no circuits built; run `npm run setup`)",
+    );
+  console.log("\n| Poseidon(3) | deploy gas | inside one call | checkpoint() tx |\n|---|---:|---:|---:|");
+  for (const [name, p] of Object.entries(poseidon))
+    console.log(
+      `| ${name} | ${p.deploy.toLocaleString("en-US")} | ${p.inside.toLocaleString("en-US")} | ${p.checkpoint.toLocaleString("en-US")} |`,
+    );
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,290 @@
+// AAP-2 scope: every executed call to a scoped tool targets a path under a prefix
+// that is active at that call.
+//
+// Semantics (VAI's scope promise, with segment-wise matching):
+// - only executed calls count: a blocked record is not a call;
+// - only calls to a tool in `scopedTools`; the path is the profile's `path`
+//   argument of that tool (sdk/encoding.ts callPath);
+// - paths and prefixes are normalised as POSIX normpath (sdk/paths.ts): `.` and
+//   `..` are resolved first, so `/allowed/../etc/passwd` is `/etc/passwd`;
+// - a prefix covers a path segment-wise: `/a/b` covers `/a/b` and `/a/b/c`, not
+//   `/a/bc`; `/` covers every absolute path; a relative path is never covered;
+// - the active set starts as `allowPrefixes`; a grant or revoke record of namespace
+//   "scope" adds or removes its (normalised) prefix for every later record: a
+//   record at seq j affects calls at seq > j. A revoke removes exactly that prefix
+//   (also a declared one), not the prefixes under it;
+// - fail-closed: a scoped call whose path argument is missing or null violates;
+//   a non-string path is encoded as a marked relative path, which no prefix covers;
+// - the verdict reports the first violating record.
+// θ: scopedTools (1..2 tools), allowPrefixes (≤ 4 absolute prefixes of at most
+// PREFIX_DEPTH = 4 segments, normalised, deduplicated, sorted). Scope grant values
+// are bound by the same limits (the encoder refuses others, sdk/paths.ts prefixHash).
+// VAI's names are accepted too: scoped_tools, allow_prefixes, match_key (default
+// "target"), grant_tool (default "scope_grant"), revoke_tool (default
+// "scope_revoke"), scope_key (default "prefix"). match_key belongs to the encoding
+// profile (aap2ProfileFromVai); the grant/revoke tools and scope_key to the VAI
+// importer (aap2GrantToolsFromVai, sdk/import-vai.ts), which turns those calls into
+// grant and revoke records. None of them enters θ's hash.
+// Circuit: circuits/predicates/aap2_scope.circom with the active-at gadget
+// circuits/gadgets/active_set.circom.
+import { callPath } from "../encoding.js";
+import { stringToField } from "../hash.js";
+import type { GrantToolSpec } from "../import-vai.js";
+import {
+  MALFORMED_PATH_PREFIX,
+  PREFIX_DEPTH,
+  PathError,
+  formatPath,
+  isUnder,
+  normalisePath,
+  pathWitness,
+  prefixHash,
+} from "../paths.js";
+import type { EncodingProfile } from "../profile.js";
+import type { TraceRecord } from "../records.js";
+import { ThetaError, type PredicateDefinition, type Verdict } from "./types.js";
+
+export interface Aap2Theta {
+  scopedTools: string[];
+  /** Normalised absolute prefixes, sorted. */
+  allowPrefixes: string[];
+  /** Set when θ came from VAI's names: the profile and importer keys they imply (not hashed). */
+  vai?: { matchKey: string; grantTool: string; revokeTool: string; scopeKey: string };
+}
+
+const CAPS = { tools: 2, prefixes: 4 };
+const NAMES = ["scopedTools", "allowPrefixes"] as const;
+const VAI_NAMES = [
+  "scoped_tools",
+  "allow_prefixes",
+  "match_key",
+  "grant_tool",
+  "revoke_tool",
+  "scope_key",
+] as const;
+const VAI_DEFAULTS = {
+  matchKey: "target",
+  grantTool: "scope_grant",
+  revokeTool: "scope_revoke",
+  scopeKey: "prefix",
+};
+/** Width of the per-record path witness: a_0 … a_PREFIX_DEPTH, then the full path hash. */
+export const PATH_WITNESS_WIDTH = PREFIX_DEPTH + 2;
+
+function fail(message: string): never {
+  throw new ThetaError(message);
+}
+
+function onlyKeys(t: Record<string, unknown>, known: readonly string[], what: string): void {
+  const extra = Object.keys(t).filter((k) => !known.includes(k));
+  if (extra.length) fail(`${what}: unknown field(s) ${extra.join(", ")}; known: ${known.join(", ")}`);
+}
+
+function stringSet(x: unknown, what: string, max: number): string[] {
+  if (!Array.isArray(x) || !x.every((s) => typeof s === "string" && s.length > 0)) {
+    fail(`${what} must be a list of non-empty strings`);
+  }
+  const unique = [...new Set(x as string[])].sort();
+  if (unique.length > max) fail(`${what} has ${unique.length} entries; circuits hold ${max}`);
+  return unique;
+}
+
+function key(x: unknown, fallback: string, what: string): string {
+  if (x === undefined) return fallback;
+  if (typeof x !== "string" || x.length === 0) fail(`${what} must be a non-empty string`);
+  return x;
+}
+
+/** A scope prefix in normal form, refused (PathError) exactly where the encoder refuses it. */
+export function normalisePrefix(prefix: string): string {
+  prefixHash(prefix);
+  return formatPath(normalisePath(prefix));
+}
+
+function prefixSet(x: unknown, what: string): string[] {
+  if (!Array.isArray(x) || !x.every((s) => typeof s === "string" && s.length > 0)) {
+    fail(`${what} must be a list of non-empty strings`);
+  }
+  const normal = (x as string[]).map((p) => {
+    try {
+      return normalisePrefix(p);
+    } catch (e) {
+      if (e instanceof PathError) fail(`${what}: ${e.message}`);
+      throw e;
+    }
+  });
+  const unique = [...new Set(normal)].sort();
+  if (unique.length > CAPS.prefixes)
+    fail(`${what} has ${unique.length} distinct prefixes; circuits hold ${CAPS.prefixes}`);
+  return unique;
+}
+
+function parseVaiKeys(x: unknown): NonNullable<Aap2Theta["vai"]> {
+  if (typeof x !== "object" || x === null || Array.isArray(x)) fail("AAP-2 θ: vai must be an object");
+  const v = x as Record<string, unknown>;
+  onlyKeys(v, Object.keys(VAI_DEFAULTS), "AAP-2 θ: vai");
+  return {
+    matchKey: key(v.matchKey, VAI_DEFAULTS.matchKey, "AAP-2 θ: vai.matchKey"),
+    grantTool: key(v.grantTool, VAI_DEFAULTS.grantTool, "AAP-2 θ: vai.grantTool"),
+    revokeTool: key(v.revokeTool, VAI_DEFAULTS.revokeTool, "AAP-2 θ: vai.revokeTool"),
+    scopeKey: key(v.scopeKey, VAI_DEFAULTS.scopeKey, "AAP-2 θ: vai.scopeKey"),
+  };
+}
+
+function parseVai(t: Record<string, unknown>): Aap2Theta {
+  const what = "AAP-2 params";
+  const scopedTools = stringSet(t.scoped_tools, `${what}: scoped_tools`, CAPS.tools);
+  if (scopedTools.length === 0) fail(`${what}: scoped_tools is empty, so the promise says nothing`);
+  const vai = {
+    matchKey: key(t.match_key, VAI_DEFAULTS.matchKey, `${what}: match_key`),
+    grantTool: key(t.grant_tool, VAI_DEFAULTS.grantTool, `${what}: grant_tool`),
+    revokeTool: key(t.revoke_tool, VAI_DEFAULTS.revokeTool, `${what}: revoke_tool`),
+    scopeKey: key(t.scope_key, VAI_DEFAULTS.scopeKey, `${what}: scope_key`),
+  };
+  if (vai.grantTool === vai.revokeTool)
+    fail(`${what}: grant_tool and revoke_tool are both "${vai.grantTool}"`);
+  if (scopedTools.includes(vai.grantTool) || scopedTools.includes(vai.revokeTool)) {
+    fail(`${what}: a grant or revoke tool cannot also be a scoped tool`);
+  }
+  return { scopedTools, allowPrefixes: prefixSet(t.allow_prefixes ?? [], `${what}: allow_prefixes`), vai };
+}
+
+function vaiTheta(params: unknown): NonNullable<Aap2Theta["vai"]> & Aap2Theta {
+  const theta = aap2Scope.parseTheta(params);
+  if (!theta.vai) fail("AAP-2: these are zkVAI θ names, which imply no profile entries or grant tools");
+  return { ...theta, ...theta.vai };
+}
+
+/** The encoding-profile entries VAI's AAP-2 params imply: each scoped tool reads its path from `match_key`. */
+export function aap2ProfileFromVai(params: unknown): EncodingProfile["tools"] {
+  const { scopedTools, matchKey } = vaiTheta(params);
+  return Object.fromEntries(scopedTools.map((tool) => [tool, { path: matchKey }]));
+}
+
+/**
+ * The importer option VAI's AAP-2 params imply (sdk/import-vai.ts): calls to
+ * `grant_tool` / `revoke_tool` become scope grant / revoke records of args[scope_key].
+ */
+export function aap2GrantToolsFromVai(params: unknown): Record<string, GrantToolSpec> {
+  const { grantTool, revokeTool, scopeKey } = vaiTheta(params);
+  return {
+    [grantTool]: { namespace: "scope", kind: "grant", key: scopeKey },
+    [revokeTool]: { namespace: "scope", kind: "revoke", key: scopeKey },
+  };
+}
+
+function padded(values: readonly bigint[], size: number): bigint[] {
+  return [...values, ...Array<bigint>(size - values.length).fill(0n)];
+}
+
+function describePath(path: string): string {
+  return path.startsWith(MALFORMED_PATH_PREFIX)
+    ? `a non-string path ${path.slice(MALFORMED_PATH_PREFIX.length)}`
+    : `path ${JSON.stringify(path)}`;
+}
+
+export const aap2Scope: PredicateDefinition<Aap2Theta> = {
+  id: "AAP-2",
+  code: 2,
+  caps: CAPS,
+
+  parseTheta(x) {
+    if (typeof x !== "object" || x === null || Array.isArray(x)) fail("AAP-2 θ must be an object");
+    const t = x as Record<string, unknown>;
+    if (VAI_NAMES.some((k) => k in t)) {
+      if (NAMES.some((k) => k in t))
+        fail(`AAP-2 θ mixes zkVAI names (${NAMES.join(", ")}) with VAI's (${VAI_NAMES.join(", ")})`);
+      onlyKeys(t, VAI_NAMES, "AAP-2 params");
+      return parseVai(t);
+    }
+    onlyKeys(t, [...NAMES, "vai"], "AAP-2 θ");
+    const scopedTools = stringSet(t.scopedTools, "AAP-2 θ: scopedTools", CAPS.tools);
+    if (scopedTools.length === 0) fail("AAP-2 θ: scopedTools is empty, so the promise says nothing");
+    const theta: Aap2Theta = {
+      scopedTools,
+      allowPrefixes: prefixSet(t.allowPrefixes, "AAP-2 θ: allowPrefixes"),
+    };
+    // A parsed θ parses to itself, with the keys its VAI params implied.
+    if (t.vai !== undefined) theta.vai = parseVaiKeys(t.vai);
+    return theta;
+  },
+
+  // zkVAI-named θ implies no grant tools; only VAI's names do.
+  vaiGrantTools: (rawParams) => (aap2Scope.parseTheta(rawParams).vai ? aap2GrantToolsFromVai(rawParams) : {}),
+
+  profileHints(rawParams, theta) {
+    return theta.vai ? aap2ProfileFromVai(rawParams) : {};
+  },
+
+  checkProfile(theta, profile) {
+    for (const tool of theta.scopedTools) {
+      const path = profile.tools[tool]?.path;
+      if (path === undefined)
+        fail(`AAP-2 θ: the encoding profile does not read a path for scoped tool "${tool}"`);
+      if (theta.vai && path !== theta.vai.matchKey) {
+        fail(
+          `AAP-2 θ: the params read scoped tool "${tool}"'s path as "${theta.vai.matchKey}", but the encoding profile reads "${path}"`,
+        );
+      }
+    }
+  },
+
+  thetaVector(theta) {
+    return [
+      BigInt(this.code),
+      BigInt(CAPS.tools),
+      BigInt(CAPS.prefixes),
+      ...padded(theta.scopedTools.map(stringToField), CAPS.tools),
+      ...padded(theta.allowPrefixes.map(prefixHash), CAPS.prefixes),
+    ];
+  },
+
+  evaluate(records, theta, profile): Verdict {
+    const scoped = new Set(theta.scopedTools);
+    const active = new Set(theta.allowPrefixes);
+    const violation = (seq: number, reason: string): Verdict => ({ violated: true, seq, reason });
+    for (const r of records) {
+      if (r.kind === "grant" || r.kind === "revoke") {
+        if (r.namespace !== "scope") continue;
+        const prefix = normalisePrefix(r.value);
+        if (r.kind === "grant") active.add(prefix);
+        else active.delete(prefix);
+        continue;
+      }
+      if (r.kind !== "call" || r.blocked || !scoped.has(r.tool)) continue;
+      const path = callPath(r, profile);
+      if (path === undefined) {
+        return violation(
+          r.seq,
+          `scope: ${r.tool} has no path (argument "${profile.tools[r.tool].path}" missing or null)`,
+        );
+      }
+      if (![...active].some((prefix) => isUnder(path, prefix))) {
+        const list = [...active].sort().map((p) => JSON.stringify(p));
+        const where = list.length
+          ? `is under none of the active prefixes ${list.join(", ")}`
+          : "while no prefix is active";
+        return violation(r.seq, `scope: ${r.tool} ${describePath(path)} ${where}`);
+      }
+    }
+    return { violated: false, seq: null, reason: "" };
+  },
+
+  circuitInputs(theta) {
+    return {
+      tools: padded(theta.scopedTools.map(stringToField), CAPS.tools).map(String),
+      prefixes: padded(theta.allowPrefixes.map(prefixHash), CAPS.prefixes).map(String),
+    };
+  },
+
+  recordInputs(records, profile, capacity) {
+    const zero = Array<string>(PATH_WITNESS_WIDTH).fill("0");
+    const rows = Array.from({ length: capacity }, (_, i) => {
+      const r = records[i];
+      if (r?.kind !== "call" || profile.tools[r.tool]?.path === undefined) return zero;
+      const path = callPath(r, profile);
+      return path === undefined ? zero : pathWitness(path).map(String);
+    });
+    return { pathWitness: rows };
+  },
+};

@@ -1,0 +1,287 @@
+// AAP-2 scope: the circuit against the TS oracle on random traces (depth 3), and
+// forged witnesses on what the prover supplies or computes: the path witness, the
+// active-at running state, the per-ancestor ok flags and the per-call verdicts.
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { callPath, encodeRecord } from "../../sdk/encoding.js";
+import { prefixCommitment } from "../../sdk/merkle.js";
+import { isUnder, pathWitness } from "../../sdk/paths.js";
+import { aap2Scope, normalisePrefix, type Aap2Theta } from "../../sdk/predicates/aap2-scope.js";
+import type { EncodingProfile } from "../../sdk/profile.js";
+import type { TraceRecord } from "../../sdk/records.js";
+import { claimInput, type Checkpoint, type CircuitInput } from "../../prover/witness.js";
+import { compileInstance, instance } from "../helpers/instance.js";
+import { forge, signalsMatching, witnessFails, type TestCircuit } from "../helpers/circuit.js";
+
+const INSTANCE = instance("aap2_n8");
+const SHAPE = { depth: INSTANCE.params.depth, checkpoints: INSTANCE.params.checkpoints };
+const SECRET = 0x5c09en;
+const CONTEXT = 4242n;
+
+const PROFILE: EncodingProfile = {
+  version: 1,
+  tools: { read_file: { path: "path" }, write_file: { path: "path" }, list_dir: { path: "dir" }, search: {} },
+};
+
+function checkpointsOf(records: readonly TraceRecord[], at: number[]): Checkpoint[] {
+  const leaves = records.map((r) => encodeRecord(r, PROFILE, SECRET).leaf);
+  return at.map((n) => ({ n, root: prefixCommitment(leaves, n) }));
+}
+
+function input(records: readonly TraceRecord[], theta: Aap2Theta, at: number[] = []) {
+  return claimInput({
+    records,
+    profile: PROFILE,
+    sessionSecret: SECRET,
+    checkpoints: checkpointsOf(records, at),
+    predicate: aap2Scope,
+    theta,
+    context: CONTEXT,
+    shape: SHAPE,
+  });
+}
+
+const outcomeOf = (c: TestCircuit, w: bigint[]) => w[c.signals.get("outcome")!];
+
+let circuit: TestCircuit;
+beforeAll(async () => {
+  circuit = await compileInstance(INSTANCE.name);
+});
+
+it("the instances' θ sizes are the predicate's", () => {
+  for (const name of ["aap2_n4", "aap2_n8"]) {
+    expect(instance(name).params.tools, name).toBe(aap2Scope.caps.tools);
+    expect(instance(name).params.prefixes, name).toBe(aap2Scope.caps.prefixes);
+  }
+});
+
+// Depth 3, 4 checkpoints: CommittedTrace 8,998 + θ hash 417 + 1 (context²) +
+// predicate 3,757 (Poseidon(6) path opening 354 per record, SetEvents 9 per record,
+// 5 ancestors × (8 + 3 per earlier record) per record, AnyOf).
+it("costs exactly this many constraints (a change in cost is a decision)", () => {
+  expect(circuit.constraints).toBe(13173);
+});
+
+// Random traces over a pool of paths and prefixes chosen to hit every edge: equal
+// to a prefix, sibling (/a/bc), traversal, deeper than PREFIX_DEPTH, relative,
+// root, missing, null and non-string paths, grants and revokes of both namespaces.
+const PATHS = [
+  "/a",
+  "/a/b",
+  "/a/bc",
+  "/a/b/c",
+  "/a/b/../x",
+  "/tmp/x",
+  "/tmp",
+  "/srv/a/b/c/d/e",
+  "/srv/a/b/x",
+  "rel/x",
+  "/",
+];
+const PREFIXES = ["/a", "/a/b", "/tmp", "/srv/a/b/c", "/"];
+const pathArg = fc.oneof(
+  { weight: 5, arbitrary: fc.constantFrom(...PATHS) },
+  { weight: 3, arbitrary: fc.constantFrom("/tmp/x", "/a/b/c", "/srv/a/b/c/d/e") },
+  { weight: 1, arbitrary: fc.constantFrom(null, undefined, 42) },
+);
+const recordArb = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("call" as const),
+      tool: fc.constantFrom("read_file", "read_file", "write_file", "list_dir", "search"),
+      path: pathArg,
+      blocked: fc.constantFrom(false, false, false, true),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constantFrom("grant" as const, "revoke" as const),
+      namespace: fc.constantFrom("scope" as const, "scope" as const, "scope" as const, "recipient" as const),
+      value: fc.constantFrom("/a/b", "/tmp", "/srv/a/b/c", "/a/b", "/tmp", "/a", "/"),
+    }),
+  },
+);
+const traceArb = fc
+  .oneof(
+    { weight: 1, arbitrary: fc.array(recordArb, { maxLength: 8 }) },
+    { weight: 3, arbitrary: fc.array(recordArb, { minLength: 5, maxLength: 8 }) },
+  )
+  .map((list) =>
+    list.map((r, seq): TraceRecord => {
+      if (r.kind !== "call") return { kind: r.kind, seq, ts: seq, namespace: r.namespace, value: r.value };
+      const key = r.tool === "list_dir" ? "dir" : "path";
+      const args = r.path === undefined ? { mode: "r" } : { [key]: r.path, mode: "r" };
+      return { kind: "call", seq, ts: seq, tool: r.tool, args, ...(r.blocked ? { blocked: true } : {}) };
+    }),
+  );
+const thetaArb = fc.record({
+  scopedTools: fc.constantFrom(["read_file"], ["read_file", "write_file"], ["write_file", "list_dir"]),
+  allowPrefixes: fc.oneof(
+    { weight: 3, arbitrary: fc.subarray(["/a/b", "/tmp", "/srv/a/b/c"], { maxLength: 2 }) },
+    { weight: 1, arbitrary: fc.subarray(PREFIXES, { maxLength: 4 }) },
+  ),
+});
+
+/** Whether some checked call's coverage differs from what θ's prefixes alone give. */
+function decidedByGrants(records: readonly TraceRecord[], theta: Aap2Theta): boolean {
+  const active = new Set(theta.allowPrefixes);
+  for (const r of records) {
+    if (r.kind === "grant" || r.kind === "revoke") {
+      if (r.namespace === "scope") {
+        if (r.kind === "grant") active.add(normalisePrefix(r.value));
+        else active.delete(normalisePrefix(r.value));
+      }
+    } else if (r.kind === "call" && !r.blocked && theta.scopedTools.includes(r.tool)) {
+      const path = callPath(r, PROFILE);
+      if (path === undefined) continue;
+      const now = [...active].some((p) => isUnder(path, p));
+      if (now !== theta.allowPrefixes.some((p) => isUnder(path, p))) return true;
+    }
+  }
+  return false;
+}
+
+describe("circuit = oracle on random traces", () => {
+  it("agrees on 300 random traces of 0..8 records (depth 3), and refuses the flipped outcome", async () => {
+    let violated = 0;
+    let grantsMatter = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        traceArb,
+        thetaArb,
+        fc.array(fc.nat(8), { maxLength: 4 }),
+        async (records, rawTheta, cps) => {
+          const theta = aap2Scope.parseTheta(rawTheta);
+          const at = [
+            ...new Set(cps.map((x) => (records.length ? 1 + (x % records.length) : 0)).filter((x) => x > 0)),
+          ].sort((a, b) => a - b);
+          const { input: honest, verdict } = input(records, theta, at);
+          const w = await circuit.witness(honest);
+          expect(outcomeOf(circuit, w)).toBe(verdict.violated ? 1n : 0n);
+          expect(await witnessFails(circuit, { ...honest, outcome: verdict.violated ? "0" : "1" })).toBe(
+            true,
+          );
+          if (verdict.violated) violated++;
+          if (decidedByGrants(records, theta)) grantsMatter++;
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // Both verdicts are well represented.
+    expect(violated).toBeGreaterThan(60);
+    expect(violated).toBeLessThan(270);
+    // Coverage: in enough traces a grant or revoke changed whether a checked call was covered.
+    expect(grantsMatter).toBeGreaterThanOrEqual(12);
+  });
+});
+
+describe("forged witnesses", () => {
+  const THETA = aap2Scope.parseTheta({ scopedTools: ["read_file", "write_file"], allowPrefixes: ["/a/b"] });
+  const call = (seq: number, tool: string, args: Record<string, unknown>): TraceRecord =>
+    ({ kind: "call", seq, ts: seq, tool, args }) as TraceRecord;
+  const scope = (seq: number, kind: "grant" | "revoke", value: string): TraceRecord => ({
+    kind,
+    seq,
+    ts: seq,
+    namespace: "scope",
+    value,
+  });
+  // Satisfied: record 1 is covered by the grant at 0 (ancestor depth 1), record 3
+  // by θ's /a/b (depth 2); the revoke at 2 matters only later.
+  const compliant: TraceRecord[] = [
+    scope(0, "grant", "/tmp"),
+    call(1, "read_file", { path: "/tmp/x" }),
+    scope(2, "revoke", "/tmp"),
+    call(3, "write_file", { path: "/a/b/c/d/e/f" }),
+    call(4, "search", { q: "x" }),
+  ];
+  // Violated at 5: /tmp was revoked at 2.
+  const violating: TraceRecord[] = [...compliant, call(5, "read_file", { path: "/tmp/y" })];
+
+  let honestOk: { input: CircuitInput; w: bigint[] };
+  let honestBad: { input: CircuitInput; w: bigint[] };
+  beforeAll(async () => {
+    const ok = input(compliant, THETA, [2, 5]);
+    expect(ok.verdict.violated).toBe(false);
+    honestOk = { input: ok.input, w: await circuit.witness(ok.input) };
+    const bad = input(violating, THETA, [2]);
+    expect(bad.verdict).toMatchObject({ violated: true, seq: 5 });
+    honestBad = { input: bad.input, w: await circuit.witness(bad.input) };
+    expect(circuit.firstUnsatisfied(honestOk.w)).toBe(-1);
+    expect(circuit.firstUnsatisfied(honestBad.w)).toBe(-1);
+  });
+
+  const withWitness = (base: CircuitInput, row: number, witness: bigint[]) => {
+    const rows = (base.pathWitness as string[][]).map((r) => [...r]);
+    rows[row] = witness.map(String);
+    return { ...base, pathWitness: rows };
+  };
+
+  it("a scoped call's path witness must open its slot: another path's ancestors are refused", async () => {
+    // Claim the revoked-/tmp read at 5 was a read of /a/b/y (covered by θ).
+    expect(await witnessFails(circuit, withWitness(honestBad.input, 5, pathWitness("/a/b/y")))).toBe(true);
+    // Keep the real full-path hash but swap one ancestor for an active prefix's hash.
+    const real = pathWitness("/tmp/y");
+    const spliced = [...real];
+    spliced[2] = pathWitness("/a/b")[2];
+    expect(await witnessFails(circuit, withWitness(honestBad.input, 5, spliced))).toBe(true);
+    // And the flipped outcome stays refused with the honest witness.
+    expect(await witnessFails(circuit, { ...honestBad.input, outcome: "0" })).toBe(true);
+  });
+
+  it("the witness of a record that is not a scoped call is free and changes nothing", async () => {
+    for (const row of [0, 2, 4, 6, 7]) {
+      const w = await circuit.witness(withWitness(honestOk.input, row, pathWitness("/etc/passwd")));
+      expect(outcomeOf(circuit, w), `row ${row}`).toBe(0n);
+      expect(circuit.firstUnsatisfied(w)).toBe(-1);
+    }
+  });
+
+  it("a scoped call with no path violates whatever witness is supplied", async () => {
+    const records = [call(0, "read_file", { mode: "r" })];
+    const { input: honest, verdict } = input(records, THETA);
+    expect(verdict.violated).toBe(true);
+    const covered = withWitness(honest, 0, pathWitness("/a/b/c"));
+    expect(outcomeOf(circuit, await circuit.witness(covered))).toBe(1n);
+    expect(await witnessFails(circuit, { ...covered, outcome: "0" })).toBe(true);
+  });
+
+  it("θ prefixes are bound by paramsHash: adding one breaks the proof", async () => {
+    const prefixes = [...(honestBad.input.prefixes as string[])];
+    prefixes[3] = String(pathWitness("/tmp")[1]);
+    expect(await witnessFails(circuit, { ...honestBad.input, prefixes })).toBe(true);
+  });
+
+  it("forged active-at states, ok flags, coverage and per-call verdicts break a constraint", async () => {
+    const targets = [
+      // The running state of /tmp (ancestor depth 1) at records 1 and 5, and its hits.
+      ...signalsMatching(circuit, /^record\[(1|5)\]\.scope\[1\]\.(state|hit)\[[0-2]\]$/),
+      // The running state of /a/b (depth 2) at record 3.
+      ...signalsMatching(circuit, /^record\[3\]\.scope\[2\]\.state\[[0-2]\]$/),
+      ...signalsMatching(
+        circuit,
+        /^record\[(1|3|5)\]\.(ok\[[0-4]\]|allowed|covered|violated|scoped|opened|digest)$/,
+      ),
+      ...signalsMatching(circuit, /^record\[(1|3|5)\]\.scope\[[0-4]\]\.(out|absent)$/),
+      ...signalsMatching(circuit, /^events\.(event|grant|change)\[(0|2)\]$/),
+      ...signalsMatching(circuit, /^violations\[[1-5]\]$/),
+    ];
+    expect(targets.length).toBeGreaterThanOrEqual(40);
+    for (const [label, { w }] of [
+      ["compliant", honestOk],
+      ["violating", honestBad],
+    ] as const) {
+      for (const name of targets) {
+        const value = w[circuit.signals.get(name)!];
+        for (const forged of [value + 1n, 1n - value]) {
+          expect(
+            circuit.firstUnsatisfied(forge(circuit, w, name, forged)),
+            `${label}: ${name} := ${forged}`,
+          ).toBeGreaterThanOrEqual(0);
+        }
+      }
+    }
+  });
+});
