@@ -13,6 +13,7 @@ import {
   loadInstances,
   pathsFor,
   pkgBin,
+  currentSourceHash,
   pkgVersion,
   readJson,
   rel,
@@ -95,7 +96,7 @@ async function writeManifest(
   built: Built[],
   ptau: Awaited<ReturnType<typeof resolvePtau>>,
   tools: Manifest["tools"],
-  known: Set<string>,
+  table: Instance[],
   progress: Progress,
 ): Promise<Manifest> {
   const file = path.join(ROOT, MANIFEST_PATH);
@@ -104,9 +105,13 @@ async function writeManifest(
   // Entries from earlier runs (--only) stay only if they belong to the same table and the same ptau.
   for (const [name, entry] of old?.version === 1 ? Object.entries(old.circuits) : []) {
     if (built.some((b) => b.inst.name === name)) continue;
-    if (!known.has(name)) progress.log(`manifest: dropping ${name}, it is not in the instance table`);
+    const inst = table.find((i) => i.name === name);
+    if (!inst) progress.log(`manifest: dropping ${name}, it is not in the instance table`);
     else if (old?.ptau.sha256 !== ptau.sha256) {
       progress.log(`manifest: dropping ${name}, it was set up with another ptau; rerun setup without --only`);
+    } else if ((await currentSourceHash(inst, tools)) !== entry.sourceHash) {
+      // Its verifier would no longer match the circuit the prover builds inputs for.
+      progress.log(`manifest: dropping ${name}, its circuit sources changed; rebuild it with --only ${name}`);
     } else circuits[name] = entry;
   }
   for (const b of built) circuits[b.inst.name] = entryFor(b, ptau.sha256);
@@ -260,7 +265,7 @@ async function build(
   }
   // The manifest goes first: it describes the circuit artifacts, which are complete even if a contract
   // elsewhere in contracts/ fails to compile.
-  const manifest = await writeManifest(built, ptau, tools, new Set(table.map((i) => i.name)), progress);
+  const manifest = await writeManifest(built, ptau, tools, table, progress);
   await compileContracts(progress, skipContracts);
   for (const name of Object.keys(manifest.circuits)) {
     const f = manifest.circuits[name].files.zkey;

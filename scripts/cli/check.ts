@@ -104,7 +104,7 @@ function readTrace(
   return { records, seqOf: (i) => i, format: "zkvai" };
 }
 
-async function check(promiseFile: string, traceFile: string, withProof: boolean) {
+export async function check(promiseFile: string, traceFile: string, withProof: boolean) {
   const promise = readJson(promiseFile, "promise") as Record<string, unknown>;
   if (typeof promise !== "object" || promise === null || typeof promise.predicate !== "string") {
     throw new InputError(`promise file ${promiseFile} must be {"predicate": ..., "params": {...}}`);

@@ -175,7 +175,8 @@ export const aap4Recipients: PredicateDefinition<Aap4Theta> = {
   },
 
   // zkVAI-named θ implies no grant tools; only VAI's names do.
-  vaiGrantTools: (rawParams) => (aap4Recipients.parseTheta(rawParams).vai ? aap4GrantToolsFromVai(rawParams) : {}),
+  vaiGrantTools: (rawParams) =>
+    aap4Recipients.parseTheta(rawParams).vai ? aap4GrantToolsFromVai(rawParams) : {},
 
   profileHints(rawParams, theta) {
     return theta.vai ? aap4ProfileFromVai(rawParams) : {};

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { check } from "../../scripts/cli/check.js";
 import { agentDojoCases } from "../helpers/agentdojo.js";
 
 const dir = mkdtempSync(join(tmpdir(), "zkvai-cli-"));
@@ -69,7 +70,7 @@ describe("vai check", () => {
     });
   });
 
-  it("takes VAI's promise format and names, and matches all 36 recorded verdicts", () => {
+  it("takes VAI's promise format and names, and matches all 36 recorded verdicts", async () => {
     const promises = JSON.parse(readFileSync("fixtures/vai-agentdojo/promises.json", "utf8")) as Record<
       string,
       unknown
@@ -84,15 +85,9 @@ describe("vai check", () => {
         ["egress_tools", "recipient_key", "recipient_allowlist", "allow_prefixes"].map((k) => [k, p[k]]),
       );
       const promiseFile = file(`${e.promise_id}.json`, { predicate: p.artifact_predicate, params });
-      const r = vai(
-        "check",
-        "--promise",
-        promiseFile,
-        "--trace",
-        join("fixtures/vai-agentdojo/runs", `${e.case_id}.jsonl`),
-      );
-      expect(r.code, r.err).toBe(0);
-      expect(JSON.parse(r.out).verdict, `${e.case_id} ${e.promise_id}`).toEqual({
+      // In-process: the command's own code path, without 36 process start-ups.
+      const out = await check(promiseFile, join("fixtures/vai-agentdojo/runs", `${e.case_id}.jsonl`), false);
+      expect(out.verdict, `${e.case_id} ${e.promise_id}`).toEqual({
         violated: e.violated,
         seq: e.seq,
         reason: e.reason,
