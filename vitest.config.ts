@@ -8,5 +8,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 300_000,
     pool: "forks",
+    // The default is cores − 1, which is one worker on the 2-core CI machines; the slow files are
+    // single-threaded witness and fast-check loops, so two workers halve the wall time.
+    maxWorkers: 2,
   },
 });
