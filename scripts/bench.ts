@@ -159,6 +159,17 @@ async function main() {
     });
   }
 
+  const circuits = Object.entries(manifest.circuits)
+    .map(([name, c]) => ({
+      circuit: name,
+      predicate: c.predicate,
+      capacity: 2 ** Number(c.params.depth),
+      checkpoints: Number(c.params.checkpoints),
+      constraints: c.constraints,
+      constraintsPerRecordAllIn: Math.round(c.constraints / 2 ** Number(c.params.depth)),
+    }))
+    .sort((a, b) => a.predicate.localeCompare(b.predicate) || a.capacity - b.capacity);
+
   const out = {
     machine: {
       cpus: os.cpus().length,
@@ -169,6 +180,7 @@ async function main() {
     command: "npm run bench",
     measuredAt: new Date().toISOString(),
     variants: Object.fromEntries(Object.entries(variants).map(([k, v]) => [`depth,checkpoints=${k}`, v])),
+    circuits,
     results,
   };
   mkdirSync(path.join(ROOT, "docs", "bench"), { recursive: true });
@@ -181,6 +193,13 @@ async function main() {
     const p = r.proveSeconds;
     console.log(
       `| ${r.circuit} | ${r.capacity} | ${r.constraints} | ${r.constraintsPerRecord} | ${r.constraintsPerCheckpoint} | ${p.min.toFixed(2)} / ${p.median.toFixed(2)} / ${p.max.toFixed(2)} | ${r.gas.settle} | ${r.gas.checkpoint} | ${r.gas.claimDefault} |`,
+    );
+  }
+  console.log("\n| circuit | predicate | records | checkpoints | constraints | all-in per record |");
+  console.log("|---|---|---|---|---|---|");
+  for (const c of circuits) {
+    console.log(
+      `| ${c.circuit} | ${c.predicate} | ${c.capacity} | ${c.checkpoints} | ${c.constraints} | ${c.constraintsPerRecordAllIn} |`,
     );
   }
   store.close();
