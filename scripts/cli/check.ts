@@ -10,6 +10,7 @@ import { parseRecord, type TraceRecord } from "../../sdk/records.js";
 import { circuitArtifacts, loadManifest } from "../../prover/artifacts.js";
 import { prove, releaseProver, verifyLocally } from "../../prover/prove.js";
 import { claimInput } from "../../prover/witness.js";
+import { Progress } from "../lib/progress.js";
 
 export const CHECK_USAGE = `usage: vai check --promise <promise.json> --trace <records.jsonl> [--prove]
 
@@ -172,7 +173,9 @@ async function proveLocally(
     context: 0n,
     shape: { depth: Number(entry.params.depth), checkpoints: Number(entry.params.checkpoints) },
   });
-  const proof = await prove(artifacts, input);
+  // stdout carries the JSON result; progress goes to stderr.
+  const progress = new Progress({ total: 1, stream: process.stderr });
+  const proof = await progress.step(`prove with ${name}`, () => prove(artifacts, input));
   const outcomeIndex = entry.publicSignals.indexOf("outcome");
   return {
     name,

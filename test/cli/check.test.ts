@@ -48,6 +48,16 @@ describe("vai check", () => {
     });
   });
 
+  it("with --prove, proves the circuit's outcome locally and verifies it", () => {
+    const r = vai("check", "--promise", promise, "--trace", trace, "--prove");
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/prove with aap4_n8/);
+    expect(JSON.parse(r.out)).toMatchObject({
+      verdict: { violated: true, seq: 1 },
+      circuit: { name: "aap4_n8", outcome: "violated", verified: true },
+    });
+  });
+
   it("reads VAI ActionRecords and reports VAI's seq", () => {
     const c = agentDojoCases().find((x) => x.caseId.startsWith("case_51c054a9"))!;
     const pair = c.pairs.find((p) => p.expected.violated)!;
