@@ -5,14 +5,15 @@ import fc from "fast-check";
 import { keccak256, toBytes } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson, type Json } from "../../sdk/canonical.js";
-import { type EncodedRecord, encodeRecord, KIND, leafHash, recordSalt, SLOT } from "../../sdk/encoding.js";
+import { encodeRecord, KIND, SLOT } from "../../sdk/encoding.js";
 import { stringToField } from "../../sdk/hash.js";
 import { prefixCommitment } from "../../sdk/merkle.js";
 import { aap1Authorization, type Aap1Theta } from "../../sdk/predicates/aap1-authorization.js";
-import { paramsHashOf, ThetaError } from "../../sdk/predicates/index.js";
+import { ThetaError } from "../../sdk/predicates/index.js";
 import type { EncodingProfile } from "../../sdk/profile.js";
 import { AUTHORITIES, DECISIONS, SCOPES, parseRecord, type TraceRecord } from "../../sdk/records.js";
-import { claimInput, traceInput, type Checkpoint, type CircuitInput } from "../../prover/witness.js";
+import { claimInput, type Checkpoint, type CircuitInput } from "../../prover/witness.js";
+import { rawSlotsInput } from "../helpers/inputs.js";
 import { compileInstance, instance } from "../helpers/instance.js";
 import { forge, signalsMatching, witnessFails, type TestCircuit } from "../helpers/circuit.js";
 
@@ -44,19 +45,8 @@ function input(records: readonly TraceRecord[], theta: Aap1Theta = THETA, at: nu
 }
 
 /** A full input from hand-made slots (for encodings no TS record produces). */
-function rawInput(slots: bigint[][], outcome: 0 | 1, theta: Aap1Theta = THETA): CircuitInput {
-  const encoded: EncodedRecord[] = slots.map((s, seq) => {
-    const salt = recordSalt(SECRET, seq);
-    return { seq, slots: s, salt, leaf: leafHash(s, salt) };
-  });
-  return {
-    context: String(CONTEXT),
-    paramsHash: String(paramsHashOf(aap1Authorization, theta)),
-    outcome: String(outcome),
-    ...traceInput(encoded, [], SHAPE),
-    ...aap1Authorization.circuitInputs(theta),
-  };
-}
+const rawInput = (slots: bigint[][], outcome: 0 | 1, theta: Aap1Theta = THETA): CircuitInput =>
+  rawSlotsInput(aap1Authorization, theta, slots, outcome, { secret: SECRET, context: CONTEXT, shape: SHAPE });
 
 let circuit: TestCircuit;
 beforeAll(async () => {

@@ -4,13 +4,14 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson, type Json } from "../../sdk/canonical.js";
-import { type EncodedRecord, KIND, leafHash, MAX_AMOUNT, recordSalt, SLOT } from "../../sdk/encoding.js";
+import { KIND, MAX_AMOUNT, SLOT } from "../../sdk/encoding.js";
 import { stringToField } from "../../sdk/hash.js";
 import { aap3Payment, aap3ProfileFromVai, type Aap3Theta } from "../../sdk/predicates/aap3-payment.js";
 import { paramsHashOf, PREDICATES, ThetaError } from "../../sdk/predicates/index.js";
 import type { EncodingProfile } from "../../sdk/profile.js";
 import type { TraceRecord } from "../../sdk/records.js";
-import { claimInput, traceInput, type CircuitInput } from "../../prover/witness.js";
+import { claimInput, type CircuitInput } from "../../prover/witness.js";
+import { rawSlotsInput } from "../helpers/inputs.js";
 import { compileInstance, instance } from "../helpers/instance.js";
 import { forge, signalsMatching, witnessFails, type TestCircuit } from "../helpers/circuit.js";
 
@@ -46,19 +47,8 @@ function input(records: readonly TraceRecord[], theta: Aap3Theta = THETA, profil
 }
 
 /** A full input from hand-made slots (for encodings no TS record produces). */
-function rawInput(slots: bigint[][], outcome: 0 | 1, theta: Aap3Theta = THETA): CircuitInput {
-  const encoded: EncodedRecord[] = slots.map((s, seq) => {
-    const salt = recordSalt(SECRET, seq);
-    return { seq, slots: s, salt, leaf: leafHash(s, salt) };
-  });
-  return {
-    context: String(CONTEXT),
-    paramsHash: String(paramsHashOf(aap3Payment, theta)),
-    outcome: String(outcome),
-    ...traceInput(encoded, [], SHAPE),
-    ...aap3Payment.circuitInputs(theta),
-  };
-}
+const rawInput = (slots: bigint[][], outcome: 0 | 1, theta: Aap3Theta = THETA): CircuitInput =>
+  rawSlotsInput(aap3Payment, theta, slots, outcome, { secret: SECRET, context: CONTEXT, shape: SHAPE });
 
 let circuit: TestCircuit;
 beforeAll(async () => {

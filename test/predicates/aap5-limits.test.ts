@@ -6,13 +6,14 @@ import fc from "fast-check";
 import { keccak256, toBytes } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson, type Json } from "../../sdk/canonical.js";
-import { type EncodedRecord, KIND, leafHash, MAX_AMOUNT, recordSalt } from "../../sdk/encoding.js";
+import { KIND, MAX_AMOUNT } from "../../sdk/encoding.js";
 import { stringToField } from "../../sdk/hash.js";
 import { aap5Limits, aap5ProfileFromVai, type Aap5Theta } from "../../sdk/predicates/aap5-limits.js";
 import { paramsHashOf, PREDICATES, ThetaError } from "../../sdk/predicates/index.js";
 import type { EncodingProfile } from "../../sdk/profile.js";
 import type { TraceRecord } from "../../sdk/records.js";
-import { claimInput, traceInput, type CircuitInput } from "../../prover/witness.js";
+import { claimInput, type CircuitInput } from "../../prover/witness.js";
+import { rawSlotsInput } from "../helpers/inputs.js";
 import { compileInstance, instance } from "../helpers/instance.js";
 import { forge, signalsMatching, witnessFails, type TestCircuit } from "../helpers/circuit.js";
 
@@ -54,19 +55,8 @@ function input(records: readonly TraceRecord[], theta: Aap5Theta = THETA, profil
 }
 
 /** A full input from hand-made slots (for encodings no TS record produces). */
-function rawInput(slots: bigint[][], outcome: 0 | 1, theta: Aap5Theta = THETA): CircuitInput {
-  const encoded: EncodedRecord[] = slots.map((s, seq) => {
-    const salt = recordSalt(SECRET, seq);
-    return { seq, slots: s, salt, leaf: leafHash(s, salt) };
-  });
-  return {
-    context: String(CONTEXT),
-    paramsHash: String(paramsHashOf(aap5Limits, theta)),
-    outcome: String(outcome),
-    ...traceInput(encoded, [], SHAPE),
-    ...aap5Limits.circuitInputs(theta),
-  };
-}
+const rawInput = (slots: bigint[][], outcome: 0 | 1, theta: Aap5Theta = THETA): CircuitInput =>
+  rawSlotsInput(aap5Limits, theta, slots, outcome, { secret: SECRET, context: CONTEXT, shape: SHAPE });
 
 const call = (seq: number, tool: string, args: { [k: string]: Json }, blocked = false): TraceRecord => ({
   kind: "call",
