@@ -35,8 +35,9 @@
 // θ vector: [1, 4, 3, gatedTools padded with 0, human?, policy?, auto_review?].
 // Circuit: circuits/predicates/aap1_authorization.circom.
 import { callArgsField } from "../encoding.js";
-import { reduceBytes32, stringToField } from "../hash.js";
+import { reduceBytes32 } from "../hash.js";
 import { AUTHORITIES, type AuthorizationRecord } from "../records.js";
+import { paddedStrings, pythonRepr, stringList } from "./theta-common.js";
 import { ThetaError, type PredicateDefinition, type Verdict } from "./types.js";
 
 type Authority = (typeof AUTHORITIES)[number];
@@ -53,27 +54,6 @@ export const DEFAULT_AUTHORITIES: readonly Authority[] = ["human", "policy"];
 
 function fail(message: string): never {
   throw new ThetaError(`AAP-1 θ: ${message}`);
-}
-
-function stringList(x: unknown, what: string, max: number): string[] {
-  if (!Array.isArray(x) || !x.every((s) => typeof s === "string" && s.length > 0)) {
-    fail(`${what} must be a list of non-empty strings`);
-  }
-  const unique = [...new Set(x as string[])].sort();
-  if (unique.length > max) fail(`${what} has ${unique.length} entries; circuits hold ${max}`);
-  return unique;
-}
-
-/** Python's repr of a string or None, so reasons read as VAI's. */
-function pythonRepr(s: string | undefined): string {
-  if (s === undefined) return "None";
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  const body = s.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\t/g, "\\t");
-  return quote + (quote === "'" ? body.replace(/'/g, "\\'") : body) + quote;
-}
-
-function padded(list: readonly string[], size: number): bigint[] {
-  return [...list.map(stringToField), ...Array<bigint>(size - list.length).fill(0n)];
 }
 
 function flags(theta: Aap1Theta): bigint[] {
@@ -124,11 +104,12 @@ export const aap1Authorization: PredicateDefinition<Aap1Theta> = {
       vai ? t.destructive_tools : t.gatedTools,
       vai ? "destructive_tools" : "gatedTools",
       CAPS.tools,
+      fail,
     );
     if (gatedTools.length === 0) fail("no gated tools, so the promise says nothing");
     let acceptedAuthorities = [...DEFAULT_AUTHORITIES];
     if (t.acceptedAuthorities !== undefined) {
-      const given = stringList(t.acceptedAuthorities, "acceptedAuthorities", CAPS.authorities);
+      const given = stringList(t.acceptedAuthorities, "acceptedAuthorities", CAPS.authorities, fail);
       const unknown = given.filter((a) => !(AUTHORITIES as readonly string[]).includes(a));
       if (unknown.length)
         fail(`acceptedAuthorities: ${unknown.join(", ")} is not one of ${AUTHORITIES.join(", ")}`);
@@ -145,7 +126,7 @@ export const aap1Authorization: PredicateDefinition<Aap1Theta> = {
       BigInt(this.code),
       BigInt(CAPS.tools),
       BigInt(CAPS.authorities),
-      ...padded(theta.gatedTools, CAPS.tools),
+      ...paddedStrings(theta.gatedTools, CAPS.tools),
       ...flags(theta),
     ];
   },
@@ -180,7 +161,7 @@ export const aap1Authorization: PredicateDefinition<Aap1Theta> = {
 
   circuitInputs(theta) {
     return {
-      gatedTools: padded(theta.gatedTools, CAPS.tools).map(String),
+      gatedTools: paddedStrings(theta.gatedTools, CAPS.tools).map(String),
       authorities: flags(theta).map(String),
     };
   },

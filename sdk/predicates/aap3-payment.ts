@@ -24,8 +24,8 @@
 // max_amount must be a whole number of minor units at amount_decimals.
 // Circuit: circuits/predicates/aap3_payment.circom.
 import { callAmount, callTargets } from "../encoding.js";
-import { stringToField } from "../hash.js";
 import type { EncodingProfile } from "../profile.js";
+import { paddedStrings } from "./theta-common.js";
 import { ThetaError, type PredicateDefinition } from "./types.js";
 import {
   onlyKeys,
@@ -50,10 +50,6 @@ const CAPS = { tools: 2, merchants: 8 };
 const NAMES = ["payTools", "merchants", "cap"] as const;
 const VAI_NAMES = ["pay_tool", "max_amount", "merchant_allowlist", "recipient_key", "amount_key"] as const;
 const VAI_EXTRA = ["amount_decimals"] as const;
-
-function padded(list: readonly string[], size: number): bigint[] {
-  return [...list.map(stringToField), ...Array<bigint>(size - list.length).fill(0n)];
-}
 
 function parseVaiKeys(x: unknown): NonNullable<Aap3Theta["vai"]> {
   const v = (typeof x === "object" && x !== null ? x : {}) as Record<string, unknown>;
@@ -162,8 +158,8 @@ export const aap3Payment: PredicateDefinition<Aap3Theta> = {
       BigInt(this.code),
       BigInt(CAPS.tools),
       BigInt(CAPS.merchants),
-      ...padded(theta.payTools, CAPS.tools),
-      ...padded(theta.merchants, CAPS.merchants),
+      ...paddedStrings(theta.payTools, CAPS.tools),
+      ...paddedStrings(theta.merchants, CAPS.merchants),
       BigInt(theta.cap),
     ];
   },
@@ -201,8 +197,8 @@ export const aap3Payment: PredicateDefinition<Aap3Theta> = {
 
   circuitInputs(theta) {
     return {
-      tools: padded(theta.payTools, CAPS.tools).map(String),
-      merchants: padded(theta.merchants, CAPS.merchants).map(String),
+      tools: paddedStrings(theta.payTools, CAPS.tools).map(String),
+      merchants: paddedStrings(theta.merchants, CAPS.merchants).map(String),
       cap: [String(theta.cap)],
     };
   },

@@ -23,9 +23,9 @@
 // Circuit: circuits/predicates/aap4_recipients.circom with the active-at gadget
 // circuits/gadgets/active_set.circom.
 import { MALFORMED_TARGET_PREFIX, callTargets } from "../encoding.js";
-import { stringToField } from "../hash.js";
 import type { GrantToolSpec } from "../import-vai.js";
 import type { EncodingProfile } from "../profile.js";
+import { paddedStrings, pythonRepr, stringList } from "./theta-common.js";
 import { ThetaError, type PredicateDefinition } from "./types.js";
 
 export interface Aap4Theta {
@@ -56,12 +56,8 @@ function onlyKeys(t: Record<string, unknown>, known: readonly string[], what: st
   if (extra.length) fail(`${what}: unknown field(s) ${extra.join(", ")}; known: ${known.join(", ")}`);
 }
 
-function stringList(x: unknown, what: string, max: number): string[] {
-  if (!Array.isArray(x) || !x.every((s) => typeof s === "string" && s.length > 0)) {
-    fail(`${what} must be a list of non-empty strings`);
-  }
-  const unique = [...new Set(x as string[])].sort();
-  if (unique.length > max) fail(`${what} has ${unique.length} entries; circuits hold ${max}`);
+function recipientList(x: unknown, what: string, max: number): string[] {
+  const unique = stringList(x, what, max, fail);
   // A marked malformed target must never be allowed: refuse it in θ.
   if (unique.some((s) => s.startsWith(MALFORMED_TARGET_PREFIX)))
     fail(`${what} holds a reserved (malformed-value) marker`);
@@ -94,7 +90,7 @@ function parseVai(t: Record<string, unknown>): Aap4Theta {
       `${what}: allow_prefixes is not supported (unsupported: recipients are committed as hashes, so a string-prefix rule cannot be proven); list the recipients in recipient_allowlist instead`,
     );
   }
-  const outboundTools = stringList(t.egress_tools, `${what}: egress_tools`, CAPS.tools);
+  const outboundTools = recipientList(t.egress_tools, `${what}: egress_tools`, CAPS.tools);
   if (outboundTools.length === 0) fail(`${what}: egress_tools is empty, so the promise says nothing`);
   const vai = {
     recipientKey: key(t.recipient_key, VAI_DEFAULTS.recipientKey, `${what}: recipient_key`),
@@ -108,7 +104,7 @@ function parseVai(t: Record<string, unknown>): Aap4Theta {
   }
   return {
     outboundTools,
-    allowlist: stringList(t.recipient_allowlist ?? [], `${what}: recipient_allowlist`, CAPS.allowlist),
+    allowlist: recipientList(t.recipient_allowlist ?? [], `${what}: recipient_allowlist`, CAPS.allowlist),
     vai,
   };
 }
@@ -137,17 +133,6 @@ export function aap4GrantToolsFromVai(params: unknown): Record<string, GrantTool
   };
 }
 
-/** Python's repr of a string, so reasons read exactly as VAI's. */
-function pythonRepr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  const body = s.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\t/g, "\\t");
-  return quote + (quote === "'" ? body.replace(/'/g, "\\'") : body) + quote;
-}
-
-function padded(list: readonly string[], size: number): bigint[] {
-  return [...list.map(stringToField), ...Array<bigint>(size - list.length).fill(0n)];
-}
-
 export const aap4Recipients: PredicateDefinition<Aap4Theta> = {
   id: "AAP-4",
   code: 4,
@@ -163,11 +148,11 @@ export const aap4Recipients: PredicateDefinition<Aap4Theta> = {
       return parseVai(t);
     }
     onlyKeys(t, [...NAMES, "vai"], "AAP-4 θ");
-    const outboundTools = stringList(t.outboundTools, "AAP-4 θ: outboundTools", CAPS.tools);
+    const outboundTools = recipientList(t.outboundTools, "AAP-4 θ: outboundTools", CAPS.tools);
     if (outboundTools.length === 0) fail("AAP-4 θ: outboundTools is empty, so the promise says nothing");
     const theta: Aap4Theta = {
       outboundTools,
-      allowlist: stringList(t.allowlist, "AAP-4 θ: allowlist", CAPS.allowlist),
+      allowlist: recipientList(t.allowlist, "AAP-4 θ: allowlist", CAPS.allowlist),
     };
     // A parsed θ parses to itself, with the keys its VAI params implied.
     if (t.vai !== undefined) theta.vai = parseVaiKeys(t.vai);
@@ -200,8 +185,8 @@ export const aap4Recipients: PredicateDefinition<Aap4Theta> = {
       BigInt(this.code),
       BigInt(CAPS.tools),
       BigInt(CAPS.allowlist),
-      ...padded(theta.outboundTools, CAPS.tools),
-      ...padded(theta.allowlist, CAPS.allowlist),
+      ...paddedStrings(theta.outboundTools, CAPS.tools),
+      ...paddedStrings(theta.allowlist, CAPS.allowlist),
     ];
   },
 
@@ -230,8 +215,8 @@ export const aap4Recipients: PredicateDefinition<Aap4Theta> = {
 
   circuitInputs(theta) {
     return {
-      tools: padded(theta.outboundTools, CAPS.tools).map(String),
-      allow: padded(theta.allowlist, CAPS.allowlist).map(String),
+      tools: paddedStrings(theta.outboundTools, CAPS.tools).map(String),
+      allow: paddedStrings(theta.allowlist, CAPS.allowlist).map(String),
     };
   },
 };

@@ -25,8 +25,8 @@
 // the entries they imply; max_sum must be a whole number of minor units.
 // Circuit: circuits/predicates/aap5_limits.circom, circuits/main/aap5_limits.circom.
 import { callAmount, callArgsField } from "../encoding.js";
-import { stringToField } from "../hash.js";
 import type { EncodingProfile } from "../profile.js";
+import { paddedStrings } from "./theta-common.js";
 import { ThetaError, type PredicateDefinition, type Verdict } from "./types.js";
 import {
   onlyKeys,
@@ -53,10 +53,6 @@ export interface Aap5Theta {
 const CAPS = { countedTools: 2, summedTools: 2 };
 const NAMES = ["countedTools", "maxCount", "summedTools", "maxSum", "maxRepeat"] as const;
 const VAI_NAMES = ["counted_tools", "max_count", "summed_tools", "amount_key", "max_sum"] as const;
-
-function padded(list: readonly string[], size: number): bigint[] {
-  return [...list.map(stringToField), ...Array<bigint>(size - list.length).fill(0n)];
-}
 
 /** A limit in the θ vector: L + 1, or 0 for no limit. */
 export function encodeLimit(limit: string | undefined): bigint {
@@ -181,8 +177,8 @@ export const aap5Limits: PredicateDefinition<Aap5Theta> = {
       BigInt(this.code),
       BigInt(CAPS.countedTools),
       BigInt(CAPS.summedTools),
-      ...padded(theta.countedTools, CAPS.countedTools),
-      ...padded(theta.summedTools, CAPS.summedTools),
+      ...paddedStrings(theta.countedTools, CAPS.countedTools),
+      ...paddedStrings(theta.summedTools, CAPS.summedTools),
       encodeLimit(theta.maxCount),
       encodeLimit(theta.maxSum),
       encodeLimit(theta.maxRepeat),
@@ -239,8 +235,8 @@ export const aap5Limits: PredicateDefinition<Aap5Theta> = {
 
   circuitInputs(theta) {
     return {
-      countedTools: padded(theta.countedTools, CAPS.countedTools).map(String),
-      summedTools: padded(theta.summedTools, CAPS.summedTools).map(String),
+      countedTools: paddedStrings(theta.countedTools, CAPS.countedTools).map(String),
+      summedTools: paddedStrings(theta.summedTools, CAPS.summedTools).map(String),
       limits: [theta.maxCount, theta.maxSum, theta.maxRepeat].map((l) => String(encodeLimit(l))),
     };
   },
