@@ -19,6 +19,7 @@ import {
   EscrowClient,
   type ChainHandle,
   type Wallet,
+  POSEIDON3_ABI,
 } from "../sdk/chain.js";
 import { FIELD_MODULUS as R } from "../sdk/hash.js";
 import type { EncodingProfile } from "../sdk/profile.js";
@@ -27,15 +28,6 @@ const PAYOUT = parseEther("1");
 const BOND = parseEther("0.1");
 const DAY = 24 * 3600;
 const PROOF = [R - 11n, R - 12n, R - 13n, R - 14n, R - 15n, R - 16n, R - 17n, R - 18n];
-const POSEIDON3_ABI = [
-  {
-    type: "function",
-    name: "poseidon",
-    stateMutability: "pure",
-    inputs: [{ name: "input", type: "uint256[3]" }],
-    outputs: [{ name: "", type: "uint256" }],
-  },
-] as const;
 
 interface Row {
   fn: string;

@@ -180,6 +180,17 @@ export async function deployContract(
   return deployRaw(chain, wallet, abi, bytecode, args);
 }
 
+/** The `poseidon(uint256[3])` overload both Poseidon(3) contracts expose (circomlibjs' and PoseidonT4.sol). */
+export const POSEIDON3_ABI = [
+  {
+    type: "function",
+    name: "poseidon",
+    stateMutability: "pure",
+    inputs: [{ name: "input", type: "uint256[3]" }],
+    outputs: [{ name: "", type: "uint256" }],
+  },
+] as const;
+
 interface PoseidonGen {
   createCode(nInputs: number): string;
   generateABI(nInputs: number): Abi;

@@ -13,6 +13,7 @@ import {
   EscrowClient,
   type ChainHandle,
   type Wallet,
+  POSEIDON3_ABI,
 } from "../../sdk/chain.js";
 import { accumulate, FIELD_MODULUS, foldCheckpoint, poseidon } from "../../sdk/hash.js";
 import { POSEIDON_T4_PATH, poseidon3Reference, poseidonT4Source } from "../../scripts/gen-poseidon3.js";
@@ -29,15 +30,6 @@ const word = fc.oneof(
   fc.constantFrom(FIELD_MODULUS, 2n ** 256n - 1n),
 );
 const U32_MAX = 2 ** 32 - 1;
-const POSEIDON3_ABI = [
-  {
-    type: "function",
-    name: "poseidon",
-    stateMutability: "pure",
-    inputs: [{ name: "input", type: "uint256[3]" }],
-    outputs: [{ name: "", type: "uint256" }],
-  },
-] as const;
 
 let chain: ChainHandle;
 let provider: Wallet, user: Wallet;

@@ -16,6 +16,7 @@ import {
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { readR1cs } from "r1csfile";
+import { expect } from "vitest";
 import { FIELD_MODULUS } from "../../sdk/hash.js";
 
 const ROOT = process.cwd();
@@ -149,6 +150,25 @@ export function forge(circuit: TestCircuit, witness: bigint[], signal: string, v
 /** Names of the witness signals matching a pattern (anonymous components get generated names). */
 export function signalsMatching(circuit: TestCircuit, pattern: RegExp): string[] {
   return [...circuit.signals.keys()].filter((s) => pattern.test(s));
+}
+
+/**
+ * The circuit's verdict on an honest input: its witness computes `violated` as the
+ * public outcome, and the same input claiming the other outcome has no witness.
+ * Returns the witness for further checks.
+ */
+export async function expectVerdict(
+  circuit: TestCircuit,
+  input: Record<string, unknown>,
+  violated: boolean,
+): Promise<bigint[]> {
+  const w = await circuit.witness(input);
+  expect(w[circuit.signals.get("outcome")!], "circuit outcome").toBe(violated ? 1n : 0n);
+  expect(
+    await witnessFails(circuit, { ...input, outcome: violated ? "0" : "1" }),
+    "flipped outcome has no witness",
+  ).toBe(true);
+  return w;
 }
 
 /** Asserts witness computation itself refuses the input (a failing `===` or assert). */

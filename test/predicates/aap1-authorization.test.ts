@@ -15,7 +15,7 @@ import { AUTHORITIES, DECISIONS, SCOPES, parseRecord, type TraceRecord } from ".
 import { claimInput, type Checkpoint, type CircuitInput } from "../../prover/witness.js";
 import { rawSlotsInput } from "../helpers/inputs.js";
 import { compileInstance, instance } from "../helpers/instance.js";
-import { forge, signalsMatching, witnessFails, type TestCircuit } from "../helpers/circuit.js";
+import { forge, signalsMatching, witnessFails, type TestCircuit, expectVerdict } from "../helpers/circuit.js";
 
 const INSTANCE = instance("aap1_n8");
 const SHAPE = { depth: INSTANCE.params.depth, checkpoints: INSTANCE.params.checkpoints };
@@ -232,11 +232,7 @@ describe("circuit = oracle on random traces", () => {
           ].sort((a, b) => a - b);
           const { input: honest, verdict } = input(records, theta, at);
           seen[verdict.violated ? "violated" : "satisfied"]++;
-          const w = await circuit.witness(honest);
-          expect(w[circuit.signals.get("outcome")!]).toBe(verdict.violated ? 1n : 0n);
-          expect(await witnessFails(circuit, { ...honest, outcome: verdict.violated ? "0" : "1" })).toBe(
-            true,
-          );
+          await expectVerdict(circuit, honest, verdict.violated);
         },
       ),
       { numRuns: 300 },

@@ -11,7 +11,7 @@ import type { EncodingProfile } from "../../sdk/profile.js";
 import type { TraceRecord } from "../../sdk/records.js";
 import { claimInput, type Checkpoint, type CircuitInput } from "../../prover/witness.js";
 import { compileInstance, instance } from "../helpers/instance.js";
-import { forge, signalsMatching, witnessFails, type TestCircuit } from "../helpers/circuit.js";
+import { forge, signalsMatching, witnessFails, type TestCircuit, expectVerdict } from "../helpers/circuit.js";
 
 const INSTANCE = instance("aap2_n8");
 const SHAPE = { depth: INSTANCE.params.depth, checkpoints: INSTANCE.params.checkpoints };
@@ -158,11 +158,7 @@ describe("circuit = oracle on random traces", () => {
             ...new Set(cps.map((x) => (records.length ? 1 + (x % records.length) : 0)).filter((x) => x > 0)),
           ].sort((a, b) => a - b);
           const { input: honest, verdict } = input(records, theta, at);
-          const w = await circuit.witness(honest);
-          expect(outcomeOf(circuit, w)).toBe(verdict.violated ? 1n : 0n);
-          expect(await witnessFails(circuit, { ...honest, outcome: verdict.violated ? "0" : "1" })).toBe(
-            true,
-          );
+          await expectVerdict(circuit, honest, verdict.violated);
           if (verdict.violated) violated++;
           if (decidedByGrants(records, theta)) grantsMatter++;
         },

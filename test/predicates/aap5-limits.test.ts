@@ -15,7 +15,7 @@ import type { TraceRecord } from "../../sdk/records.js";
 import { claimInput, type CircuitInput } from "../../prover/witness.js";
 import { rawSlotsInput } from "../helpers/inputs.js";
 import { compileInstance, instance } from "../helpers/instance.js";
-import { forge, signalsMatching, witnessFails, type TestCircuit } from "../helpers/circuit.js";
+import { forge, signalsMatching, witnessFails, type TestCircuit, expectVerdict } from "../helpers/circuit.js";
 
 const INSTANCE = instance("aap5_n8");
 const SHAPE = { depth: INSTANCE.params.depth, checkpoints: INSTANCE.params.checkpoints };
@@ -261,9 +261,7 @@ describe("circuit = oracle on random traces (capacity 8)", () => {
         const { theta, records, profile } = build(c);
         const { input: honest, verdict } = input(records, theta, profile);
         violated += verdict.violated ? 1 : 0;
-        const w = await circuit.witness(honest);
-        expect(w[circuit.signals.get("outcome")!]).toBe(verdict.violated ? 1n : 0n);
-        expect(await witnessFails(circuit, { ...honest, outcome: verdict.violated ? "0" : "1" })).toBe(true);
+        await expectVerdict(circuit, honest, verdict.violated);
       }),
       { numRuns: 300 },
     );
