@@ -28,8 +28,10 @@ describe("zero-subtree constants", () => {
 });
 
 describe("HashVector", () => {
+  // One Poseidon(16) for the first 16 elements, then one Poseidon(1 + chunk) per further chunk of ≤ 15.
+  const COST: Record<number, number> = { 1: 213, 16: 609, 17: 849, 31: 1218, 32: 1458 };
   for (const L of [1, 16, 17, 31, 32]) {
-    it(`matches sdk hashVector at length ${L}`, async () => {
+    it(`matches sdk hashVector at length ${L}, at ${COST[L]} constraints`, async () => {
       const c = await compileTestCircuit(
         `hashvector${L}`,
         ["circuits/gadgets/hash.circom"],
@@ -38,6 +40,17 @@ describe("HashVector", () => {
       const v = Array.from({ length: L }, (_, i) => BigInt(i * 7 + 3));
       const w = await c.witness({ in: v.map(String) });
       expect(signal(c, w, "out")).toBe(hashVector(v));
+      expect(c.constraints).toBe(COST[L]);
+      // Forged: the output, and for chained lengths the first chunk's hash, cannot be replaced.
+      const out = signal(c, w, "out");
+      expect(c.firstUnsatisfied(forge(c, w, "out", out + 1n))).toBeGreaterThanOrEqual(0);
+      if (L > 16) {
+        const link = signalsMatching(c, /^h\[0\]\.out$/);
+        expect(link).toHaveLength(1);
+        expect(c.firstUnsatisfied(forge(c, w, link[0], signal(c, w, link[0]) + 1n))).toBeGreaterThanOrEqual(
+          0,
+        );
+      }
     });
   }
 });
