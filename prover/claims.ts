@@ -11,7 +11,7 @@ import { commitmentRoot, prefixCommitment } from "../sdk/merkle.js";
 import { PREDICATES, paramsHashOf, type Verdict } from "../sdk/predicates/index.js";
 import type { TraceStore } from "../sdk/store.js";
 import { circuitArtifacts, loadManifest } from "./artifacts.js";
-import { prove, verifyLocally } from "./prove.js";
+import { prove, verifyLocally, type ProofResult } from "./prove.js";
 import { claimInput } from "./witness.js";
 
 export class TraceMismatchError extends Error {
@@ -19,6 +19,23 @@ export class TraceMismatchError extends Error {
 }
 export class ClaimError extends Error {
   override name = "ClaimError";
+}
+/** The claim was settled, defaulted or withdrawn (or never filed): nothing is left to answer. */
+export class ClaimNotOpenError extends ClaimError {
+  override name = "ClaimNotOpenError";
+  constructor(
+    readonly claimId: bigint,
+    readonly status: ClaimStatus,
+  ) {
+    super(`claim ${claimId} is not open (status ${ClaimStatus[status]})`);
+  }
+}
+/** The session has no final commitment yet: a proof may become possible once the provider closes it. */
+export class SessionNotClosedError extends ClaimError {
+  override name = "SessionNotClosedError";
+  constructor(readonly sessionId: Hex) {
+    super(`session ${sessionId} has no final commitment yet; it cannot be proven`);
+  }
 }
 
 export interface ClaimAnswer {
@@ -33,12 +50,10 @@ export interface ClaimAnswer {
 /** Everything the proof needs, checked against the chain; throws before any transaction. */
 export async function prepareClaim(store: TraceStore, escrow: EscrowClient, claimId: bigint) {
   const claim = await escrow.claim(claimId);
-  if (claim.status !== ClaimStatus.Open)
-    throw new ClaimError(`claim ${claimId} is not open (status ${ClaimStatus[claim.status]})`);
+  if (claim.status !== ClaimStatus.Open) throw new ClaimNotOpenError(claimId, claim.status);
   const { sessionId, promiseId } = claim;
   const onChain = await escrow.session(sessionId);
-  if (!onChain.closed)
-    throw new ClaimError(`session ${sessionId} has no final commitment yet; it cannot be proven`);
+  if (!onChain.closed) throw new SessionNotClosedError(sessionId);
 
   const stored = store.session(sessionId);
   if (!stored) throw new TraceMismatchError(`session ${sessionId} is not in the trace store`);
@@ -108,7 +123,32 @@ export async function prepareClaim(store: TraceStore, escrow: EscrowClient, clai
     context: await escrow.context(sessionId, promiseId),
     shape: { depth: circuit.depth, checkpoints: circuit.checkpoints },
   });
-  return { claim, artifacts, input, verdict };
+  return { claimId, claim, artifacts, input, verdict };
+}
+
+export type PreparedClaim = Awaited<ReturnType<typeof prepareClaim>>;
+
+/** Proves and verifies locally; no chain access, so a caller may retry the chain steps without re-proving. */
+export async function proveClaim(prepared: PreparedClaim): Promise<ProofResult> {
+  const proof = await prove(prepared.artifacts, prepared.input);
+  if (!(await verifyLocally(prepared.artifacts, proof)))
+    throw new ClaimError(`claim ${prepared.claimId}: the proof does not verify locally`);
+  return proof;
+}
+
+/** A proof whose public inputs differ from the escrow's would only revert; refuse it before sending. */
+export async function checkPublicInputs(
+  escrow: EscrowClient,
+  claimId: bigint,
+  violated: boolean,
+  proof: ProofResult,
+): Promise<void> {
+  const expected = await escrow.publicInputs(claimId, violated);
+  if (expected.some((x, i) => x !== proof.publicSignals[i])) {
+    throw new ClaimError(
+      `claim ${claimId}: the proof's public inputs differ from what the escrow will rebuild`,
+    );
+  }
 }
 
 export async function answerClaim(
@@ -116,16 +156,10 @@ export async function answerClaim(
   escrow: EscrowClient,
   claimId: bigint,
 ): Promise<ClaimAnswer> {
-  const { artifacts, input, verdict } = await prepareClaim(store, escrow, claimId);
-  const proof = await prove(artifacts, input);
-  if (!(await verifyLocally(artifacts, proof)))
-    throw new ClaimError(`claim ${claimId}: the proof does not verify locally`);
-  const expected = await escrow.publicInputs(claimId, verdict.violated);
-  if (expected.some((x, i) => x !== proof.publicSignals[i])) {
-    throw new ClaimError(
-      `claim ${claimId}: the proof's public inputs differ from what the escrow will rebuild`,
-    );
-  }
+  const prepared = await prepareClaim(store, escrow, claimId);
+  const { artifacts, verdict } = prepared;
+  const proof = await proveClaim(prepared);
+  await checkPublicInputs(escrow, claimId, verdict.violated, proof);
   const tx = await escrow.settle(claimId, proof.words, verdict.violated);
   return {
     claimId,

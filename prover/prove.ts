@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import * as snarkjs from "snarkjs";
 import type { CircuitArtifacts } from "./artifacts.js";
+import { warmProver } from "./warm-prover.js";
 import type { CircuitInput } from "./witness.js";
 
 export interface ProofResult {
@@ -17,6 +18,7 @@ export class ProofError extends Error {
 }
 
 export async function prove(artifacts: CircuitArtifacts, input: CircuitInput): Promise<ProofResult> {
+  await warmProver();
   const started = performance.now();
   let out: { proof: snarkjs.Groth16Proof; publicSignals: snarkjs.PublicSignals };
   try {
@@ -36,6 +38,7 @@ export async function prove(artifacts: CircuitArtifacts, input: CircuitInput): P
 }
 
 export async function verifyLocally(artifacts: CircuitArtifacts, result: ProofResult): Promise<boolean> {
+  await warmProver();
   const vkey = JSON.parse(readFileSync(artifacts.vkey, "utf8"));
   return snarkjs.groth16.verify(vkey, result.publicSignals.map(String), result.proof);
 }

@@ -166,7 +166,7 @@ async function realRows(chain: ChainHandle) {
   const { deployZkVai, registerPromise } = await import("../prover/deploy.js");
   const { answerClaim } = await import("../prover/claims.js");
   const { releaseProver } = await import("../prover/prove.js");
-  const { Recorder } = await import("../sdk/recorder.js");
+  const { Session } = await import("../sdk/session.js");
   const { TraceStore } = await import("../sdk/store.js");
   const [provider, user] = chain.wallets;
   const deployment = await deployZkVai(chain, provider);
@@ -182,11 +182,11 @@ async function realRows(chain: ChainHandle) {
       ["violated", "eve@evil.example"],
     ] as const) {
       const sessionId = sid(`real-${label}`);
-      const rec = await Recorder.open({ store, escrow, sessionId, user: user.account.address, profile });
-      rec.append({ kind: "call", tool: "read", args: {}, result: "ok" });
-      await rec.checkpoint();
-      rec.append({ kind: "call", tool: "send_email", args: { to }, result: "ok" });
-      await rec.close();
+      const session = await Session.open({ store, escrow, sessionId, user: user.account.address, profile });
+      await session.call("read", {}, async () => "ok");
+      await session.checkpointNow();
+      await session.call("send_email", { to }, async () => "ok");
+      await session.close();
       const { claimId } = await escrow.as(user).fileClaim(sessionId, promiseId, BOND);
       const answer = await answerClaim(store, escrow, claimId);
       row("settle (Groth16)", answer.settleGas, `${label}, ${answer.circuit} verifier (target ≤ 300k)`);

@@ -3,9 +3,10 @@
 // verifier per instance, hardhat compile, and build/manifest.json with the hashes of everything.
 // Stages are keyed by content hashes, so an unchanged tree rebuilds nothing.
 
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { MANIFEST_PATH, type CircuitEntry, type Manifest } from "../prover/artifacts.js";
 import {
@@ -196,9 +197,11 @@ async function acquireLock(): Promise<() => Promise<void>> {
   throw new Error(`could not take the setup lock ${rel(file)}`);
 }
 
-async function main(): Promise<void> {
+/** The whole setup for `args` (this script's flags); `vai setup` calls it too. Undefined for --help. */
+export async function runSetup(args: string[]): Promise<Manifest | undefined> {
   const started = Date.now();
   const { values } = parseArgs({
+    args,
     options: {
       force: { type: "boolean", default: false },
       only: { type: "string" },
@@ -208,7 +211,10 @@ async function main(): Promise<void> {
       help: { type: "boolean", short: "h", default: false },
     },
   });
-  if (values.help) return console.log(USAGE);
+  if (values.help) {
+    console.log(USAGE);
+    return undefined;
+  }
 
   const table = await loadInstances(path.resolve(values.instances));
   const selected = table.filter(
@@ -229,7 +235,7 @@ async function main(): Promise<void> {
   };
   const release = await acquireLock();
   try {
-    await build(table, selected, tools, values.force, values["skip-contracts"], started);
+    return await build(table, selected, tools, values.force, values["skip-contracts"], started);
   } finally {
     await release();
   }
@@ -242,7 +248,7 @@ async function build(
   force: boolean,
   skipContracts: boolean,
   started: number,
-): Promise<void> {
+): Promise<Manifest> {
   const progress = new Progress({ total: selected.length * 4 + ptauStepCount() + 1 });
   await mkdir(path.join(ROOT, "build/circuits"), { recursive: true });
 
@@ -278,14 +284,19 @@ async function build(
     }
   }
   printSummary(manifest, built, started);
+  return manifest;
 }
 
-try {
-  await main();
-} catch (error) {
-  console.error(`\nsetup failed: ${error instanceof Error ? error.message : String(error)}`);
-  process.exitCode = 1;
-} finally {
-  // snarkjs keeps bn128 worker threads alive; without this the process never exits.
-  await (globalThis as { curve_bn128?: { terminate(): Promise<void> } }).curve_bn128?.terminate();
+// Run as a script (`tsx scripts/setup.ts`), not when imported by `vai setup`.
+const invokedPath = process.argv[1] && existsSync(process.argv[1]) ? realpathSync(process.argv[1]) : "";
+if (invokedPath === realpathSync(fileURLToPath(import.meta.url))) {
+  try {
+    await runSetup(process.argv.slice(2));
+  } catch (error) {
+    console.error(`\nsetup failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  } finally {
+    // snarkjs keeps bn128 worker threads alive; without this the process never exits.
+    await (globalThis as { curve_bn128?: { terminate(): Promise<void> } }).curve_bn128?.terminate();
+  }
 }

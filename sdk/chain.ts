@@ -26,6 +26,7 @@ import {
   type Transport,
   type WalletClient,
 } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const HARDHAT_CONFIG = path.join(REPO_ROOT, "hardhat.config.cjs");
@@ -59,7 +60,10 @@ async function handleFor(transport: Transport, url: string, pollingInterval: num
   const chain = localChain(chainId, url);
   const publicClient = createPublicClient({ chain, transport, pollingInterval });
   const testClient = createTestClient({ mode: "hardhat", chain, transport, pollingInterval });
-  const addresses = await createWalletClient({ chain, transport }).getAddresses();
+  // Public RPC endpoints hold no accounts, and some refuse eth_accounts outright: then there is no unlocked wallet.
+  const addresses = await createWalletClient({ chain, transport })
+    .getAddresses()
+    .catch(() => [] as Address[]);
   const wallets = addresses.map((account) =>
     createWalletClient({ chain, transport, account, pollingInterval }),
   );
@@ -108,6 +112,23 @@ export function embeddedChain(): Promise<ChainHandle> {
 /** An external JSON-RPC node, e.g. `npx hardhat node --config hardhat.config.cjs`. */
 export function rpcChain(url: string): Promise<ChainHandle> {
   return handleFor(http(url), url, 250);
+}
+
+/**
+ * A wallet that signs locally with `privateKey` and sends raw transactions through `chain`'s own client: the way
+ * to send on a chain whose node holds no unlocked account (any public chain), or as an account of one's choice.
+ */
+export function privateKeyWallet(chain: ChainHandle, privateKey: Hex): Wallet {
+  const account = privateKeyToAccount(privateKey);
+  const { publicClient } = chain;
+  // The public client already retries per its transport; a second layer of retries would multiply them.
+  const transport = custom({ request: publicClient.request }, { retryCount: 0 });
+  return createWalletClient({
+    chain: publicClient.chain,
+    transport,
+    account,
+    pollingInterval: publicClient.pollingInterval,
+  });
 }
 
 // ------------------------------------------------------------------------------------------------ artifacts

@@ -108,7 +108,8 @@ export function assertWellFormedAmount(call: CallRecord, profile: EncodingProfil
 }
 
 function toolProfile(call: CallRecord, profile: EncodingProfile) {
-  const spec = profile.tools[call.tool];
+  // hasOwn: a tool named like an Object.prototype member ("constructor") is not in the profile.
+  const spec = Object.hasOwn(profile.tools, call.tool) ? profile.tools[call.tool] : undefined;
   if (!spec) {
     throw new EncodingError(
       `record ${call.seq}: tool "${call.tool}" is not in the encoding profile; add it first`,

@@ -38,6 +38,11 @@ export interface AuthorizationRecord {
   authority: (typeof AUTHORITIES)[number];
   scope: (typeof SCOPES)[number];
   policyId?: string;
+  /**
+   * The recorder's idempotency key for this event (sdk/session.ts): stored with the
+   * record so a retry after a crash is recognised, but not part of its leaf.
+   */
+  eventId?: string;
 }
 
 export interface GrantRecord {
@@ -46,6 +51,8 @@ export interface GrantRecord {
   ts: number;
   namespace: (typeof NAMESPACES)[number];
   value: string;
+  /** Idempotency key, as on AuthorizationRecord: stored, not committed. */
+  eventId?: string;
 }
 
 export type TraceRecord = CallRecord | AuthorizationRecord | GrantRecord;
@@ -143,11 +150,13 @@ export function parseRecord(x: unknown): TraceRecord {
       };
       const policyId = text(x.policyId, `${where}: policyId`, true);
       if (policyId !== undefined) auth.policyId = policyId;
+      const eventId = text(x.eventId, `${where}: eventId`, true);
+      if (eventId !== undefined) auth.eventId = eventId;
       return auth;
     }
     case "grant":
-    case "revoke":
-      return {
+    case "revoke": {
+      const grant: GrantRecord = {
         kind: x.kind,
         seq,
         ts,
@@ -158,6 +167,10 @@ export function parseRecord(x: unknown): TraceRecord {
           `${where}: value must be a non-empty string not starting with NUL (reserved for malformed values)`,
         ),
       };
+      const eventId = text(x.eventId, `${where}: eventId`, true);
+      if (eventId !== undefined) grant.eventId = eventId;
+      return grant;
+    }
     default:
       throw new RecordError(
         `${where}: kind must be call, authorization, grant or revoke; got ${JSON.stringify(x.kind)}`,
@@ -177,3 +190,10 @@ export function checkContiguous(records: readonly TraceRecord[]): void {
       throw new RecordError(`records must run contiguously from seq 0; position ${i} holds seq ${r.seq}`);
   });
 }
+
+/** A record as a producer describes it; the recorder (sdk/session.ts) assigns seq and ts. */
+export type RecordBody = TraceRecord extends infer R
+  ? R extends TraceRecord
+    ? Omit<R, "seq" | "ts">
+    : never
+  : never;

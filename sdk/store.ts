@@ -76,7 +76,32 @@ CREATE TRIGGER IF NOT EXISTS checkpoints_no_update BEFORE UPDATE ON checkpoints
 `;
 
 export class TraceStore {
-  private constructor(private readonly db: Database.Database) {}
+  // Every tool call goes through append, so its statements are prepared once, and the next seq
+  // comes from the primary-key index (MAX) rather than a COUNT that scans the session: O(log n),
+  // not O(n), per record. Contiguity makes the two equal; close() still counts (TraceStore.count).
+  private readonly appendTx: (id: string, seq: number, body: string) => "inserted" | "duplicate";
+
+  private constructor(private readonly db: Database.Database) {
+    this.appendTx = db.transaction((id: string, seq: number, body: string) => {
+      if (!this.sql("SELECT 1 FROM sessions WHERE session_id = ?").get(id)) {
+        throw new StoreError(`unknown session ${id}; create it before appending`);
+      }
+      const existing = this.sql("SELECT body FROM records WHERE session_id = ? AND seq = ?").get(id, seq) as
+        { body: string } | undefined;
+      if (existing) {
+        if (existing.body === body) return "duplicate" as const;
+        throw new StoreConflictError(
+          `session ${id} seq ${seq} is already stored with other content; records are never overwritten`,
+        );
+      }
+      const { next } = this.sql(
+        "SELECT COALESCE(MAX(seq) + 1, 0) AS next FROM records WHERE session_id = ?",
+      ).get(id) as { next: number };
+      if (seq !== next) throw new StoreError(`session ${id}: expected seq ${next}, got ${seq}`);
+      this.sql("INSERT INTO records (session_id, seq, body) VALUES (?, ?, ?)").run(id, seq, body);
+      return "inserted" as const;
+    });
+  }
 
   static open(path: string): TraceStore {
     let db: Database.Database;
@@ -94,6 +119,21 @@ export class TraceStore {
 
   close(): void {
     this.db.close();
+  }
+
+  /**
+   * Throws a StoreError unless the store can take a write now: open, writable, and its write
+   * lock obtainable. Guard mode calls it before running a tool (P8); it writes nothing.
+   */
+  ping(): void {
+    try {
+      if (!this.db.open) throw new Error("the database connection is closed");
+      if (this.db.readonly) throw new Error("the database is open read-only");
+      this.db.exec("BEGIN IMMEDIATE");
+      this.db.exec("ROLLBACK");
+    } catch (e) {
+      throw new StoreError(`trace store unavailable: ${(e as Error).message}`);
+    }
   }
 
   createSession(s: Omit<StoredSession, "profileHash" | "createdAt"> & { createdAt?: number }): StoredSession {
@@ -144,30 +184,14 @@ export class TraceStore {
   append(sessionId: string, record: TraceRecord): "inserted" | "duplicate" {
     const id = sessionId.toLowerCase();
     const body = recordBytes(parseRecord(record));
-    return this.db.transaction(() => {
-      if (!this.db.prepare("SELECT 1 FROM sessions WHERE session_id = ?").get(id)) {
-        throw new StoreError(`unknown session ${id}; create it before appending`);
-      }
-      const existing = this.db
-        .prepare("SELECT body FROM records WHERE session_id = ? AND seq = ?")
-        .get(id, record.seq) as { body: string } | undefined;
-      if (existing) {
-        if (existing.body === body) return "duplicate" as const;
-        throw new StoreConflictError(
-          `session ${id} seq ${record.seq} is already stored with other content; records are never overwritten`,
-        );
-      }
-      const { next } = this.db
-        .prepare("SELECT COUNT(*) AS next FROM records WHERE session_id = ?")
-        .get(id) as {
-        next: number;
-      };
-      if (record.seq !== next) throw new StoreError(`session ${id}: expected seq ${next}, got ${record.seq}`);
-      this.db
-        .prepare("INSERT INTO records (session_id, seq, body) VALUES (?, ?, ?)")
-        .run(id, record.seq, body);
-      return "inserted" as const;
-    })();
+    return this.appendTx(id, record.seq, body);
+  }
+
+  private readonly statements = new Map<string, Database.Statement>();
+  private sql(source: string): Database.Statement {
+    let statement = this.statements.get(source);
+    if (!statement) this.statements.set(source, (statement = this.db.prepare(source)));
+    return statement;
   }
 
   records(sessionId: string): TraceRecord[] {
@@ -175,6 +199,22 @@ export class TraceStore {
       .prepare("SELECT body FROM records WHERE session_id = ? ORDER BY seq")
       .all(sessionId.toLowerCase()) as { body: string }[];
     return rows.map((r) => parseRecord(JSON.parse(r.body)));
+  }
+
+  /** The record at seq, or undefined when none is stored there. */
+  record(sessionId: string, seq: number): TraceRecord | undefined {
+    const row = this.sql("SELECT body FROM records WHERE session_id = ? AND seq = ?").get(
+      sessionId.toLowerCase(),
+      seq,
+    ) as { body: string } | undefined;
+    return row && parseRecord(JSON.parse(row.body));
+  }
+
+  count(sessionId: string): number {
+    const row = this.db
+      .prepare("SELECT COUNT(*) AS n FROM records WHERE session_id = ?")
+      .get(sessionId.toLowerCase()) as { n: number };
+    return row.n;
   }
 
   addCheckpoint(sessionId: string, c: StoredCheckpoint): void {

@@ -24,7 +24,7 @@ records.jsonl: one record per line, zkVAI's format or VAI's ActionRecord.
 Exit code 0: evaluated (violated or not). 2: bad input, with a message.`;
 
 /** The reference implementation's predicate names. */
-const VAI_NAMES: Record<string, string> = { egress_within_allowlist: "AAP-4" };
+export const VAI_NAMES: Record<string, string> = { egress_within_allowlist: "AAP-4" };
 
 class InputError extends Error {}
 

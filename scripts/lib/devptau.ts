@@ -1,72 +1,34 @@
 // An INSECURE development powers-of-tau, computed directly from a publicly known τ.
 // snarkjs' `prepare phase2` turns the monomial points [τ^i]G into Lagrange-basis points
-// with group FFTs, which take half an hour at 2^16 on 2 cores. Knowing τ, the same
+// with group FFTs, which take 25 minutes at 2^16 on 2 cores. Knowing τ, the same
 // points are [L_i(τ)]G with L_i(τ) = (ω^i/m)(τ^m − 1)/(τ − ω^i): field arithmetic and
-// one scalar multiplication each. The result is byte-for-byte the file snarkjs would
+// one fixed-base scalar multiplication each. The result is byte-for-byte the file snarkjs would
 // prepare from the same τ, α, β (test/setup/devptau.test.ts checks that), so snarkjs
 // accepts it unchanged. Because τ is derived from a public seed, anyone can forge
 // proofs against keys built on it: it exists so that development and CI reach large
 // circuits, and every file name, log line and manifest entry says INSECURE.
+//
+// Speed: the scalars and the multiplications run in worker threads (devptau-pool.ts,
+// devptau-worker.mjs), one per core, on fixed-base tables of up to 16-bit windows, so a point
+// costs ~16 additions, each an affine addition batched over a chunk of points with one shared
+// inversion, inside wasm (devptau-wasm.ts). The file's layout is fixed by the power, so every
+// chunk is written at its own offset as it arrives; all G1 points come first, then all G2
+// points, so that each worker holds one table at a time.
 import { createHash } from "node:crypto";
-import { open } from "node:fs/promises";
+import { closeSync, openSync, writeSync } from "node:fs";
 import { buildBn128 } from "ffjavascript";
 import { FIELD_MODULUS as R } from "../../sdk/hash.js";
+import { affineBytes, chooseWindow, DevPtauPool, type Group, type PointJob } from "./devptau-pool.js";
+import { devPtauWasmPlugin, type ModuleBuilder } from "./devptau-wasm.js";
+
+// types/ffjavascript.d.ts leaves out buildBn128's second parameter, a hook that adds functions to
+// the wasm module before it is compiled (ffjavascript 0.2.63 src/bn128.js).
+const buildBn128WithPlugin = buildBn128 as (
+  singleThread: boolean,
+  plugin: (module: ModuleBuilder) => void,
+) => Promise<unknown>;
 
 export const DEV_PTAU_SEED = "zkVAI INSECURE development ptau v1: tau is public";
-
-interface Curve {
-  q: bigint;
-  Fr: { w: unknown[]; toObject(x: unknown): bigint };
-  G1: GroupOps;
-  G2: GroupOps;
-  terminate(): Promise<void>;
-}
-interface GroupOps {
-  g: Uint8Array;
-  zero: Uint8Array;
-  add(a: Uint8Array, b: Uint8Array): Uint8Array;
-  double(a: Uint8Array): Uint8Array;
-  toAffine(p: Uint8Array): Uint8Array;
-  batchToAffine(jacobian: Uint8Array): Promise<Uint8Array>;
-  F: { n8: number };
-}
-
-/**
- * Multiples of one base point through 8-bit windows of precomputed affine
- * multiples: ≤ 32 mixed additions per scalar instead of a full double-and-add,
- * and one batched affine conversion per chunk instead of an inversion per point.
- */
-class FixedBase {
-  private readonly table: Uint8Array[][] = [];
-  private constructor(private readonly G: GroupOps) {}
-
-  static async of(G: GroupOps): Promise<FixedBase> {
-    const fb = new FixedBase(G);
-    let base = G.g;
-    for (let w = 0; w < 32; w++) {
-      const row: Uint8Array[] = [G.zero];
-      for (let d = 1; d < 256; d++) row.push(G.add(row[d - 1], base));
-      const affine = await G.batchToAffine(Buffer.concat(row.slice(1)));
-      const size = G.F.n8 * 2;
-      fb.table.push([
-        new Uint8Array(size),
-        ...Array.from({ length: 255 }, (_, d) => affine.slice(d * size, (d + 1) * size)),
-      ]);
-      for (let i = 0; i < 8; i++) base = G.double(base);
-    }
-    return fb;
-  }
-
-  /** Jacobian s·G for 0 < s < r. */
-  mul(s: bigint): Uint8Array {
-    let acc = this.G.zero;
-    for (let w = 0; s > 0n; w++, s >>= 8n) {
-      const d = Number(s & 255n);
-      if (d) acc = this.G.add(acc, this.table[w][d]);
-    }
-    return acc;
-  }
-}
 
 /** τ, α, β from the public seed: reproducible, and therefore insecure. */
 export function devToxicWaste(seed = DEV_PTAU_SEED): { tau: bigint; alpha: bigint; beta: bigint } {
@@ -133,102 +95,166 @@ export interface DevPtauOptions {
   onProgress?: (message: string) => void;
 }
 
-export async function writeDevPtau(file: string, options: DevPtauOptions): Promise<void> {
+/** Knobs for tests and benchmarks; the output does not depend on them. */
+export interface DevPtauTuning {
+  /** Fixed-base window in bits (1–16), instead of the cheapest for the point count. */
+  window?: number;
+  /** Worker threads, instead of one per core. */
+  workers?: number;
+  /** Points per worker task, instead of 8192 (G1) and 4096 (G2). */
+  chunk?: number;
+}
+
+/** What ffjavascript's single-threaded bn128 exposes and this file uses. */
+interface SingleThreadCurve {
+  q: bigint;
+  Fr: { w: unknown[]; toObject(x: unknown): bigint };
+  tm: { code: Uint8Array<ArrayBuffer>; pG1gen: number; pG2gen: number };
+}
+
+/** The points of one section, or of one Lagrange domain inside it. */
+type Run = { group: Group; count: number; offset: number } & (
+  | { kind: "geometric"; first: bigint; ratio: bigint }
+  | { kind: "lagrange"; omega: bigint; c: bigint; tail: bigint }
+);
+
+const le32 = (x: bigint): Uint8Array => {
+  const out = new Uint8Array(32);
+  for (let i = 0; i < 32; i++, x >>= 8n) out[i] = Number(x & 0xffn);
+  return out;
+};
+
+/** Chunks of a few hundred kB: small enough to keep every worker busy to the end. */
+const CHUNK_POINTS: Record<Group, number> = { g1: 8192, g2: 4096 };
+
+function chunk(run: Run, tau: bigint, size?: number): PointJob[] {
+  const jobs: PointJob[] = [];
+  const step = size ?? CHUNK_POINTS[run.group];
+  for (let start = 0; start < run.count; start += step) {
+    const base = {
+      group: run.group,
+      count: Math.min(step, run.count - start),
+      offset: run.offset + start * affineBytes(run.group),
+    };
+    if (run.kind === "geometric") {
+      const first = (run.first * pow(run.ratio, BigInt(start))) % R;
+      jobs.push({ ...base, kind: "geometric", first: le32(first), ratio: le32(run.ratio) });
+    } else {
+      jobs.push({
+        ...base,
+        kind: "lagrange",
+        omegaStart: le32(pow(run.omega, BigInt(start))),
+        omega: le32(run.omega),
+        tau: le32(tau),
+        c: le32(run.c),
+        tail: le32(run.tail),
+      });
+    }
+  }
+  return jobs;
+}
+
+export async function writeDevPtau(
+  file: string,
+  options: DevPtauOptions,
+  tuning: DevPtauTuning = {},
+): Promise<void> {
   const { power } = options;
   if (!Number.isInteger(power) || power < 1 || power > 27)
     throw new RangeError(`ptau power must be 1..27, got ${power}`);
-  const curve = (await buildBn128()) as unknown as Curve;
+  const within = (x: number | undefined, lo: number, hi: number) =>
+    x === undefined || (Number.isInteger(x) && x >= lo && x <= hi);
+  if (!within(tuning.window, 1, 16)) throw new RangeError(`window must be 1..16 bits, got ${tuning.window}`);
+  if (!within(tuning.workers, 1, 256)) throw new RangeError(`workers must be 1..256, got ${tuning.workers}`);
+  if (!within(tuning.chunk, 1, 2 ** 20))
+    throw new RangeError(`chunk must be 1..2^20 points, got ${tuning.chunk}`);
   const { tau, alpha, beta } = devToxicWaste(options.seed);
-  const fd = await open(file, "w");
-  let pos = 0;
-  const write = async (data: Uint8Array) => {
-    await fd.write(data, 0, data.length, pos);
-    pos += data.length;
+  // τ inside a Lagrange domain would put a zero in a denominator; 2^(power+1) holds all the others.
+  if (pow(tau, 2n ** BigInt(power + 1)) === 1n)
+    throw new Error("dev ptau: this seed puts τ in an FFT domain");
+  // Single-threaded: its wasm module goes to our own workers, and it starts no idle ones of its own.
+  const curve = (await buildBn128WithPlugin(true, devPtauWasmPlugin)) as SingleThreadCurve;
+  const omega = (p: number) => curve.Fr.toObject(curve.Fr.w[p]);
+  const n = 2 ** power;
+
+  // Layout: "ptau", version 1, section count; then per section its id, u64 size and body.
+  const sections: { id: number; size: number; offset: number }[] = [];
+  let end = 12;
+  const section = (id: number, size: number) => {
+    sections.push({ id, size, offset: end + 12 });
+    end += 12 + size;
+    return end - size;
   };
-  const u32 = (x: number) => {
-    const b = Buffer.alloc(4);
-    b.writeUInt32LE(x);
-    return b;
-  };
-  const u64 = (x: number) => {
-    const b = Buffer.alloc(8);
-    b.writeBigUInt64LE(BigInt(x));
-    return b;
-  };
-  const section = async (id: number, body: () => Promise<void>) => {
-    await write(u32(id));
-    const sizeAt = pos;
-    await write(u64(0));
-    const start = pos;
-    await body();
-    await fd.write(u64(pos - start), 0, 8, sizeAt);
-  };
-  const bases = new Map<GroupOps, FixedBase>();
-  // Points in snarkjs' in-file form: affine, little-endian Montgomery, as the curve holds them.
-  const points = async (G: GroupOps, scalars: Iterable<bigint>, label: string) => {
-    if (!bases.has(G)) bases.set(G, await FixedBase.of(G));
-    const base = bases.get(G)!;
-    const chunk: Uint8Array[] = [];
-    let count = 0;
-    const flush = async () => {
-      if (chunk.length) await write(await G.batchToAffine(Buffer.concat(chunk)));
-      chunk.length = 0;
-    };
-    for (const s of scalars) {
-      chunk.push(base.mul(s));
-      if (chunk.length === 8192) await flush();
-      if (++count % 65536 === 0) options.onProgress?.(`${label}: ${count} points`);
+  const runs: Run[] = [];
+  const geometric = (group: Group, offset: number, first: bigint, count: number) =>
+    runs.push({ group, offset, count, kind: "geometric", first, ratio: tau });
+  // Prepared section: the Lagrange points of every domain 2^0 … 2^top, one after the other.
+  const lagrange = (id: number, group: Group, factor: bigint, top: number) => {
+    let offset = section(id, (2 ** (top + 1) - 1) * affineBytes(group));
+    for (let p = 0; p <= top; p++) {
+      const m = 2 ** p;
+      const mInv = inv(BigInt(m));
+      const c = (((mod(pow(tau, BigInt(m)) - 1n) * mInv) % R) * factor) % R;
+      // tauG1 has 2^(power+1) − 1 monomials, so its largest domain drops the last one.
+      const tail = id === 12 && p === power + 1 ? (((pow(tau, BigInt(m - 1)) * mInv) % R) * factor) % R : 0n;
+      runs.push({ group, offset, count: m, kind: "lagrange", omega: omega(p), c, tail });
+      offset += m * affineBytes(group);
     }
-    await flush();
   };
-  function* geometric(first: bigint, ratio: bigint, count: number) {
-    let x = first;
-    for (let i = 0; i < count; i++) {
-      yield x;
-      x = (x * ratio) % R;
-    }
+  const header = section(1, 44);
+  geometric("g1", section(2, (2 * n - 1) * 64), 1n, 2 * n - 1);
+  geometric("g2", section(3, n * 128), 1n, n);
+  geometric("g1", section(4, n * 64), alpha, n);
+  geometric("g1", section(5, n * 64), beta, n);
+  geometric("g2", section(6, 128), beta, 1);
+  // No contribution records: this file comes from no ceremony, and says so by having none.
+  const contributions = section(7, 4);
+  if (!options.unprepared) {
+    lagrange(12, "g1", 1n, power + 1);
+    lagrange(13, "g2", 1n, power);
+    lagrange(14, "g1", alpha, power);
+    lagrange(15, "g1", beta, power);
   }
+
+  const module = await WebAssembly.compile(curve.tm.code);
+  const pool = await DevPtauPool.start(
+    module,
+    { g1gen: curve.tm.pG1gen, g2gen: curve.tm.pG2gen },
+    tuning.workers,
+  );
+  let fd: number | undefined;
   try {
-    await write(Buffer.from("ptau", "ascii"));
-    await write(u32(1));
-    await write(u32(options.unprepared ? 7 : 11));
-    await section(1, async () => {
-      const q = Buffer.alloc(32);
-      let x = curve.q;
-      for (let i = 0; i < 32; i++, x >>= 8n) q[i] = Number(x & 0xffn);
-      await write(u32(32));
-      await write(q);
-      await write(u32(power));
-      await write(u32(power));
-    });
-    const n = 2 ** power;
-    await section(2, () => points(curve.G1, geometric(1n, tau, 2 * n - 1), "tauG1"));
-    await section(3, () => points(curve.G2, geometric(1n, tau, n), "tauG2"));
-    await section(4, () => points(curve.G1, geometric(alpha, tau, n), "alphaTauG1"));
-    await section(5, () => points(curve.G1, geometric(beta, tau, n), "betaTauG1"));
-    await section(6, () => points(curve.G2, [beta], "betaG2"));
-    // No contribution records: this file comes from no ceremony, and says so by having none.
-    await section(7, () => write(u32(0)));
-    if (!options.unprepared) {
-      const omega = (p: number) => curve.Fr.toObject(curve.Fr.w[p]);
-      const lagrange = (p: number, factor: bigint, dropLast: boolean) =>
-        lagrangeScalars(tau, p, omega(p), dropLast).map((s) => (s * factor) % R);
-      const prepared: [number, GroupOps, bigint, string][] = [
-        [12, curve.G1, 1n, "tauG1"],
-        [13, curve.G2, 1n, "tauG2"],
-        [14, curve.G1, alpha, "alphaTauG1"],
-        [15, curve.G1, beta, "betaTauG1"],
-      ];
-      for (const [id, G, factor, label] of prepared) {
-        await section(id, async () => {
-          const top = id === 12 ? power + 1 : power;
-          for (let p = 0; p <= top; p++)
-            await points(G, lagrange(p, factor, id === 12 && p === power + 1), `${label} 2^${p}`);
-        });
-      }
+    fd = openSync(file, "w");
+    const at = (offset: number, ...parts: Uint8Array[]) => {
+      for (const part of parts) offset += writeSync(fd!, part, 0, part.length, offset);
+    };
+    const u32 = (x: number) => new Uint8Array(new Uint32Array([x]).buffer);
+    const u64 = (x: number) => new Uint8Array(new BigUint64Array([BigInt(x)]).buffer);
+    at(0, new TextEncoder().encode("ptau"), u32(1), u32(sections.length));
+    for (const s of sections) at(s.offset - 12, u32(s.id), u64(s.size));
+    at(header, u32(32), le32(curve.q), u32(power), u32(power));
+    at(contributions, u32(0));
+
+    for (const group of ["g1", "g2"] as const) {
+      const jobs = runs.filter((r) => r.group === group).flatMap((r) => chunk(r, tau, tuning.chunk));
+      const total = jobs.reduce((sum, job) => sum + job.count, 0);
+      const w = tuning.window ?? chooseWindow(total, pool.size);
+      const label = `INSECURE dev ptau 2^${power} ${group.toUpperCase()}`;
+      options.onProgress?.(`${label}: ${total} points, ${w}-bit table, ${pool.size} threads`);
+      await pool.loadTable(group, w);
+      let done = 0;
+      let reported = 0;
+      await pool.run(jobs, (job, points) => {
+        at(job.offset, points);
+        done += job.count;
+        if (done - reported >= total / 20 || done === total) {
+          reported = done;
+          options.onProgress?.(`${label}: ${done}/${total} points`);
+        }
+      });
     }
   } finally {
-    await fd.close();
-    await curve.terminate();
+    if (fd !== undefined) closeSync(fd);
+    await pool.close();
   }
 }

@@ -8,7 +8,7 @@ import { keccak256, parseEther, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { embeddedChain, type ChainHandle } from "../../sdk/chain.js";
 import { assertWellFormedAmount } from "../../sdk/encoding.js";
-import { Recorder, type RecordBody } from "../../sdk/recorder.js";
+import { Session, type RecordBody } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 import { loadManifest } from "../../prover/artifacts.js";
 import { answerClaim } from "../../prover/claims.js";
@@ -48,7 +48,7 @@ async function settleFixture(f: PredicateFixture) {
     reserve: PAYOUT,
   });
   const sessionId = keccak256(toHex(`${f.file}:${Date.now()}`));
-  const rec = await Recorder.open({
+  const session = await Session.open({
     store,
     escrow,
     sessionId,
@@ -57,10 +57,11 @@ async function settleFixture(f: PredicateFixture) {
   });
   for (const [i, r] of f.records.entries()) {
     const { seq: _seq, ts: _ts, ...body } = r;
-    rec.append(body as RecordBody);
-    if (i === 0) await rec.checkpoint();
+    // append, not call: fixtures hold what call() would refuse or dedupe (blocked records, re-executions).
+    session.append(body as RecordBody);
+    if (i === 0) await session.checkpointNow();
   }
-  await rec.close();
+  await session.close();
   const { claimId } = await escrow.as(user).fileClaim(sessionId, promiseId, BOND);
   const before = {
     user: await escrow.credits(user.account.address),

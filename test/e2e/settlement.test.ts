@@ -7,7 +7,7 @@ import { keccak256, parseEther, toHex, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { embeddedChain, type ChainHandle, type EscrowClient } from "../../sdk/chain.js";
 import type { EncodingProfile } from "../../sdk/profile.js";
-import { Recorder } from "../../sdk/recorder.js";
+import { Session } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 import { answerClaim, prepareClaim, TraceMismatchError } from "../../prover/claims.js";
 import { deployZkVai, registerPromise, type Deployment } from "../../prover/deploy.js";
@@ -35,13 +35,12 @@ const sid = (label: string): Hex => keccak256(toHex(label));
 type Step = { tool: string; to?: string | string[] } | { checkpoint: true };
 async function session(label: string, steps: Step[], secret?: bigint): Promise<Hex> {
   const sessionId = sid(label);
-  const rec = await Recorder.open({ store, escrow, sessionId, user, profile: PROFILE, secret });
+  const session = await Session.open({ store, escrow, sessionId, user, profile: PROFILE, secret });
   for (const s of steps) {
-    if ("checkpoint" in s) await rec.checkpoint();
-    else
-      rec.append({ kind: "call", tool: s.tool, args: s.to === undefined ? {} : { to: s.to }, result: "ok" });
+    if ("checkpoint" in s) await session.checkpointNow();
+    else await session.call(s.tool, s.to === undefined ? {} : { to: s.to }, async () => "ok");
   }
-  await rec.close();
+  await session.close();
   return sessionId;
 }
 

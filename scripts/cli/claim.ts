@@ -1,0 +1,170 @@
+// vai claim file|status|default|withdraw: the user's side of a claim, and its state for anyone.
+import { formatEther, type Address, type Hex } from "viem";
+import { ClaimStatus, type EscrowClient } from "../../sdk/chain.js";
+import {
+  CHAIN_OPTIONS,
+  HELP,
+  InputError,
+  output,
+  parseClaimId,
+  parseCommand,
+  parseEth,
+  parsePromiseId,
+  parseSessionId,
+  runCommand,
+  type Command,
+} from "./common.js";
+import { USAGE } from "./usage.js";
+import { connect, parseRole } from "./connect.js";
+
+/** Escrow.PROOF_WINDOW: the provider's time to answer a claim with a proof. */
+const PROOF_WINDOW = 3n * 24n * 3600n;
+
+export const claimCommand: Command = {
+  usage: USAGE.claim,
+  run: async (argv) => {
+    const [name, ...rest] = argv;
+    const handler = name ? HANDLERS[name] : undefined;
+    if (!handler)
+      return runCommand("claim", USAGE.claim, async () => {
+        if (name === "--help" || name === "-h") throw HELP;
+        const known = Object.keys(HANDLERS).join(", ");
+        throw new InputError(
+          name === undefined ? `missing subcommand: ${known}` : `unknown subcommand "${name}": ${known}`,
+        );
+      });
+    return runCommand(`claim ${name}`, USAGE.claim, () => handler(rest));
+  },
+};
+
+const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
+  async file(argv) {
+    const { values, positionals } = parseCommand(
+      argv,
+      { ...CHAIN_OPTIONS, promise: { type: "string" }, bond: { type: "string" } },
+      ["sessionId"],
+    );
+    const sessionId = parseSessionId(positionals[0]);
+    if (!values.promise) throw new InputError("--promise <promiseId> is required");
+    const promiseId = parsePromiseId(values.promise);
+    if (!values.bond) throw new InputError("--bond <eth> is required");
+    const bond = parseEth(values.bond, "--bond");
+    const { escrow } = await connect(values, { role: parseRole(values.as, "user"), wallet: true });
+    const tx = await escrow.fileClaim(sessionId, promiseId, bond);
+    const claim = await escrow.claim(tx.claimId);
+    const proofWindowEndsAt = claim.filedAt + PROOF_WINDOW;
+    output(
+      values.json,
+      { claimId: tx.claimId, sessionId, promiseId, bond, proofWindowEndsAt, txHash: tx.txHash },
+      () => [
+        `claim ${tx.claimId} filed on session ${sessionId} under promise ${promiseId}, bond ${formatEther(bond)} ETH`,
+        `  the provider has until ${iso(proofWindowEndsAt)} to answer with a proof; tx ${tx.txHash}`,
+      ],
+    );
+  },
+
+  async status(argv) {
+    const { values, positionals } = parseCommand(argv, CHAIN_OPTIONS, ["claimId"]);
+    const claimId = parseClaimId(positionals[0]);
+    const { escrow, chain } = await connect(values, { wallet: false });
+    const claim = await escrow.claim(claimId);
+    const now = (await chain.publicClient.getBlock()).timestamp;
+    const proofWindowEndsAt = claim.filedAt + PROOF_WINDOW;
+    const resolution = await resolutionOf(escrow, claimId, claim.status);
+    const status = ClaimStatus[claim.status].toLowerCase();
+    const result = { claimId, ...claim, status, proofWindowEndsAt, resolution };
+    output(values.json, result, () => [
+      `claim ${claimId}: ${status}`,
+      `  session ${claim.sessionId}, promise ${claim.promiseId}, claimant ${claim.claimant}, bond ${formatEther(claim.bond)} ETH`,
+      `  filed ${iso(claim.filedAt)}; proof window ${now < proofWindowEndsAt ? "open until" : "closed at"} ${iso(proofWindowEndsAt)}`,
+      ...(resolution ? [`  ${resolution.summary} (tx ${resolution.txHash})`] : []),
+      ...(claim.status === ClaimStatus.Open && now >= proofWindowEndsAt
+        ? [`  no proof in time: \`vai claim default ${claimId}\` pays the user`]
+        : []),
+    ]);
+  },
+
+  async default(argv) {
+    const { values, positionals } = parseCommand(argv, CHAIN_OPTIONS, ["claimId"]);
+    const claimId = parseClaimId(positionals[0]);
+    const { escrow } = await connect(values, { role: parseRole(values.as, "provider"), wallet: true });
+    const tx = await escrow.claimDefault(claimId);
+    output(
+      values.json,
+      { claimId, beneficiary: tx.beneficiary, amount: tx.amount, txHash: tx.txHash },
+      () => [
+        `claim ${claimId} defaulted: ${formatEther(tx.amount)} ETH credited to ${tx.beneficiary} (tx ${tx.txHash})`,
+      ],
+    );
+  },
+
+  async withdraw(argv) {
+    const { values, positionals } = parseCommand(argv, CHAIN_OPTIONS, ["claimId"]);
+    const claimId = parseClaimId(positionals[0]);
+    const { escrow } = await connect(values, { role: parseRole(values.as, "user"), wallet: true });
+    const tx = await escrow.withdrawClaim(claimId);
+    output(values.json, { claimId, claimant: tx.claimant, bond: tx.bond, txHash: tx.txHash }, () => [
+      `claim ${claimId} withdrawn: bond ${formatEther(tx.bond)} ETH credited back to ${tx.claimant} (tx ${tx.txHash})`,
+    ]);
+  },
+};
+
+export interface Resolution {
+  event: "ClaimSettled" | "ClaimDefaulted" | "ClaimWithdrawn";
+  txHash: Hex;
+  blockNumber: bigint;
+  violated?: boolean;
+  beneficiary: Address;
+  amount: bigint;
+  summary: string;
+}
+
+/** The event that closed the claim, if it is closed. */
+export async function resolutionOf(
+  escrow: EscrowClient,
+  claimId: bigint,
+  status: ClaimStatus,
+): Promise<Resolution | undefined> {
+  const eventName = {
+    [ClaimStatus.Settled]: "ClaimSettled",
+    [ClaimStatus.Defaulted]: "ClaimDefaulted",
+    [ClaimStatus.Withdrawn]: "ClaimWithdrawn",
+  }[status as number] as Resolution["event"] | undefined;
+  if (!eventName) return undefined;
+  const logs = await escrow.chain.publicClient.getContractEvents({
+    address: escrow.address,
+    abi: escrow.abi,
+    eventName,
+    args: { claimId },
+    fromBlock: escrow.fromBlock,
+    toBlock: "latest",
+  });
+  const log = logs[0];
+  if (!log) return undefined;
+  const a = log.args as {
+    violated?: boolean;
+    beneficiary?: Address;
+    claimant?: Address;
+    amount?: bigint;
+    bond?: bigint;
+  };
+  const beneficiary = (a.beneficiary ?? a.claimant)!;
+  const amount = (a.amount ?? a.bond)!;
+  const summary =
+    eventName === "ClaimSettled"
+      ? `settled by proof: ${a.violated ? "violated" : "satisfied"}, ${formatEther(amount)} ETH to ${beneficiary}`
+      : eventName === "ClaimDefaulted"
+        ? `defaulted (no proof in time): ${formatEther(amount)} ETH to ${beneficiary}`
+        : `withdrawn: bond ${formatEther(amount)} ETH back to ${beneficiary}`;
+  return {
+    event: eventName,
+    txHash: log.transactionHash!,
+    blockNumber: log.blockNumber!,
+    violated: a.violated,
+    beneficiary,
+    amount,
+    summary,
+  };
+}
+
+const iso = (seconds: bigint) => new Date(Number(seconds) * 1000).toISOString();

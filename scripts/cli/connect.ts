@@ -1,0 +1,98 @@
+// From configuration to live handles: the node, the escrow of the deployment file, the account to send from,
+// the trace store. Refuses (InputError) a node on another chain or without the escrow, before anything is sent.
+import { existsSync, mkdirSync } from "node:fs";
+import path from "node:path";
+import { EscrowClient, privateKeyWallet, rpcChain, type ChainHandle, type Wallet } from "../../sdk/chain.js";
+import { TraceStore } from "../../sdk/store.js";
+import { describeError, InputError } from "./common.js";
+import { loadConfig, rpcUrlFor, type ConfigFlags, type VaiConfig } from "./config.js";
+import { readDeploymentFile, type DeploymentFile } from "./deployment.js";
+
+export type Role = "provider" | "user";
+
+export function parseRole(value: string | undefined, fallback: Role): Role {
+  if (value === undefined) return fallback;
+  if (value !== "provider" && value !== "user") throw new InputError(`--as must be provider or user`);
+  return value;
+}
+
+export interface Connection {
+  config: VaiConfig;
+  deployment: DeploymentFile;
+  rpcUrl: string;
+  chain: ChainHandle;
+  /** Sends as the chosen role when a wallet was asked for; read-only otherwise. */
+  escrow: EscrowClient;
+  wallet?: Wallet;
+}
+
+export async function openChain(rpcUrl: string): Promise<ChainHandle> {
+  try {
+    return await rpcChain(rpcUrl);
+  } catch (e) {
+    throw new Error(`cannot reach a JSON-RPC node at ${rpcUrl}: ${describeError(e)}`);
+  }
+}
+
+/** The account `role` sends from: its private key from the configuration, else the node's unlocked account. */
+export function walletFor(chain: ChainHandle, config: VaiConfig, role: Role, rpcUrl: string): Wallet {
+  const key = role === "provider" ? config.privateKey : config.userPrivateKey;
+  if (key) return privateKeyWallet(chain, key);
+  const index = role === "provider" ? 0 : 1;
+  const wallet = chain.wallets[index];
+  if (!wallet) {
+    const env = role === "provider" ? "VAI_PRIVATE_KEY" : "VAI_USER_PRIVATE_KEY";
+    throw new InputError(
+      `no ${role} account: set ${env}, or use a node with at least ${index + 1} unlocked account(s) (${rpcUrl} has ${chain.wallets.length})`,
+    );
+  }
+  return wallet;
+}
+
+export async function connect(
+  flags: ConfigFlags,
+  opts: { role?: Role; wallet: boolean },
+): Promise<Connection> {
+  const config = loadConfig(flags);
+  const deployment = readDeploymentFile(config.deployment);
+  const rpcUrl = rpcUrlFor(config, deployment.rpcUrl || undefined);
+  const chain = await openChain(rpcUrl);
+  if (chain.chainId !== deployment.chainId) {
+    throw new InputError(
+      `${rpcUrl} is chain ${chain.chainId}, but deployment file ${config.deployment} is for chain ${deployment.chainId}`,
+    );
+  }
+  const code = await chain.publicClient.getCode({ address: deployment.escrow });
+  if (!code || code === "0x") {
+    throw new InputError(
+      `no contract at escrow ${deployment.escrow} on ${rpcUrl} (was the node restarted? deploy again with \`vai node\` or \`vai deploy\`)`,
+    );
+  }
+  const wallet = opts.wallet ? walletFor(chain, config, opts.role ?? "provider", rpcUrl) : undefined;
+  const escrow = await EscrowClient.connect(chain, deployment.escrow, wallet, {
+    fromBlock: BigInt(deployment.fromBlock),
+  });
+  return { config, deployment, rpcUrl, chain, escrow, wallet };
+}
+
+/**
+ * The provider's trace store. `create` makes the file (and its folder) when missing; otherwise a missing store
+ * is undefined, so read-only commands do not leave an empty database behind.
+ */
+export function openStore(config: VaiConfig, create: true): TraceStore;
+export function openStore(config: VaiConfig, create: false): TraceStore | undefined;
+export function openStore(config: VaiConfig, create: boolean): TraceStore | undefined {
+  if (!existsSync(config.store)) {
+    if (!create) return undefined;
+    mkdirSync(path.dirname(config.store), { recursive: true });
+  }
+  return TraceStore.open(config.store);
+}
+
+/** Aborts on the first SIGINT or SIGTERM, which then no longer kill the process: the command winds down itself. */
+export function abortOnSignals(): AbortController {
+  const stop = new AbortController();
+  process.once("SIGINT", () => stop.abort());
+  process.once("SIGTERM", () => stop.abort());
+  return stop;
+}

@@ -1,0 +1,207 @@
+// vai promise register|fund|retire|show: the provider's promises on the escrow, with θ kept in the local store.
+import { existsSync, readFileSync } from "node:fs";
+import { formatEther } from "viem";
+import { PREDICATES, paramsHashOf, predicateById } from "../../sdk/predicates/index.js";
+import { parseProfile, type EncodingProfile } from "../../sdk/profile.js";
+import { registerPromise } from "../../prover/deploy.js";
+import {
+  CHAIN_OPTIONS,
+  HELP,
+  InputError,
+  output,
+  parseCommand,
+  parseEth,
+  parsePromiseId,
+  runCommand,
+  type Command,
+} from "./common.js";
+import { USAGE } from "./usage.js";
+import { connect, openStore, parseRole } from "./connect.js";
+import { asProverDeployment } from "./deployment.js";
+
+export const promiseCommand: Command = {
+  usage: USAGE.promise,
+  run: async (argv) => {
+    const [name, ...rest] = argv;
+    const handler = name ? HANDLERS[name] : undefined;
+    if (!handler)
+      return runCommand("promise", USAGE.promise, async () => {
+        if (name === undefined) throw new InputError("missing subcommand: register, fund, retire or show");
+        if (name === "--help" || name === "-h") throw HELP;
+        throw new InputError(`unknown subcommand "${name}": register, fund, retire or show`);
+      });
+    return runCommand(`promise ${name}`, USAGE.promise, () => handler(rest));
+  },
+};
+
+const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
+  async register(argv) {
+    const { values } = parseCommand(argv, {
+      ...CHAIN_OPTIONS,
+      file: { type: "string" },
+      payout: { type: "string" },
+      reserve: { type: "string" },
+    });
+    if (!values.file) throw new InputError("--file <promise.json> is required");
+    const spec = await readPromiseFile(values.file, values.payout, values.reserve);
+    const { escrow, deployment, config } = await connect(values, {
+      role: parseRole(values.as, "provider"),
+      wallet: true,
+    });
+    if (!deployment.verifiers.some((v) => v.predicate === spec.predicate))
+      throw new InputError(`the deployment has no ${spec.predicate} verifier; deploy after \`vai setup\``);
+    const store = openStore(config, true);
+    try {
+      const tx = await registerPromise(asProverDeployment(deployment, escrow), escrow, store, spec);
+      const result = {
+        promiseId: tx.promiseId,
+        predicate: spec.predicate,
+        paramsHash: paramsHashOf(predicateById(spec.predicate), spec.theta),
+        payout: spec.payout,
+        reserve: tx.reserve,
+        txHash: tx.txHash,
+        gasUsed: tx.gasUsed,
+      };
+      output(values.json, result, () => [
+        `promise ${tx.promiseId} registered: ${spec.predicate}, payout ${formatEther(spec.payout)} ETH, reserve ${formatEther(tx.reserve)} ETH`,
+        `  θ stored in ${config.store}; tx ${tx.txHash} (${tx.gasUsed} gas)`,
+      ]);
+    } finally {
+      store.close();
+    }
+  },
+
+  async fund(argv) {
+    const { values, positionals } = parseCommand(argv, { ...CHAIN_OPTIONS, amount: { type: "string" } }, [
+      "promiseId",
+    ]);
+    const promiseId = parsePromiseId(positionals[0]);
+    if (!values.amount) throw new InputError("--amount <eth> is required");
+    const amount = parseEth(values.amount, "--amount");
+    const { escrow } = await connect(values, { role: parseRole(values.as, "provider"), wallet: true });
+    const tx = await escrow.fund(promiseId, amount);
+    output(values.json, { promiseId, amount: tx.amount, reserve: tx.reserve, txHash: tx.txHash }, () => [
+      `promise ${promiseId} funded with ${formatEther(tx.amount)} ETH; reserve now ${formatEther(tx.reserve)} ETH (tx ${tx.txHash})`,
+    ]);
+  },
+
+  async retire(argv) {
+    const { values, positionals } = parseCommand(argv, CHAIN_OPTIONS, ["promiseId"]);
+    const promiseId = parsePromiseId(positionals[0]);
+    const { escrow } = await connect(values, { role: parseRole(values.as, "provider"), wallet: true });
+    const tx = await escrow.retirePromise(promiseId);
+    const retiredAt = new Date(Number(tx.retiredAt) * 1000).toISOString();
+    output(values.json, { promiseId, retiredAt: tx.retiredAt, txHash: tx.txHash }, () => [
+      `promise ${promiseId} retired at ${retiredAt}: no new sessions are covered; claims on earlier ones stay open for 30 days (tx ${tx.txHash})`,
+    ]);
+  },
+
+  async show(argv) {
+    const { values, positionals } = parseCommand(argv, CHAIN_OPTIONS, ["promiseId"]);
+    const promiseId = parsePromiseId(positionals[0]);
+    const { escrow, deployment, config } = await connect(values, { wallet: false });
+    const p = await escrow.promise(promiseId);
+    const predicate = Object.values(PREDICATES).find((d) => d.code === p.predicateId);
+    const store = openStore(config, false);
+    const stored = store?.promise(promiseId);
+    store?.close();
+    const thetaMatches = stored
+      ? (() => {
+          const def = PREDICATES[stored.predicate];
+          return !!def && paramsHashOf(def, def.parseTheta(stored.theta)) === p.paramsHash;
+        })()
+      : false;
+    const verifiers = p.verifiers.map((address, i) => ({
+      capacity: p.capacities[i],
+      address,
+      circuit: deployment.verifiers.find((v) => v.address.toLowerCase() === address.toLowerCase())?.circuit,
+    }));
+    const result = {
+      promiseId,
+      ...p,
+      predicate: predicate?.id ?? `unknown (${p.predicateId})`,
+      verifiers,
+      store: { path: config.store, thetaStored: !!stored, thetaMatchesParamsHash: thetaMatches },
+    };
+    output(values.json, result, () => [
+      `promise ${promiseId}: ${result.predicate} by ${p.provider}`,
+      `  payout ${formatEther(p.payout)} ETH, reserve ${formatEther(p.reserve)} ETH, ${p.openClaims} open claim(s)`,
+      `  paramsHash ${p.paramsHash}, profileHash ${p.profileHash}`,
+      `  ${p.retiredAt === 0n ? "active" : `retired at ${new Date(Number(p.retiredAt) * 1000).toISOString()}`}${p.reserveWithdrawn ? ", reserve withdrawn" : ""}`,
+      ...verifiers.map(
+        (v) => `  verifier ≤ ${v.capacity} records: ${v.address}${v.circuit ? ` (${v.circuit})` : ""}`,
+      ),
+      `  θ in ${config.store}: ${stored ? (thetaMatches ? "yes, hashes to the on-chain paramsHash" : "yes, but it does NOT hash to the on-chain paramsHash") : "no"}`,
+    ]);
+  },
+};
+
+interface PromiseFileSpec {
+  predicate: string;
+  theta: unknown;
+  profile: EncodingProfile;
+  payout: bigint;
+  reserve: bigint;
+}
+
+/** Everything registerPromise needs, validated before any transaction. */
+export async function readPromiseFile(
+  file: string,
+  payoutFlag?: string,
+  reserveFlag?: string,
+): Promise<PromiseFileSpec> {
+  if (!existsSync(file)) throw new InputError(`promise file ${file} does not exist`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new InputError(`promise file ${file} is not JSON: ${(e as Error).message}`);
+  }
+  const p = raw as Record<string, unknown>;
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw) || typeof p.predicate !== "string")
+    throw new InputError(
+      `promise file ${file} must be {"predicate": ..., "params": {...}, "profile": {...}}`,
+    );
+  const known = ["predicate", "params", "theta", "profile", "payout", "reserve"];
+  const unknown = Object.keys(p).find((k) => !known.includes(k));
+  if (unknown)
+    throw new InputError(`promise file ${file}: unknown key "${unknown}" (known: ${known.join(", ")})`);
+  if ((p.params === undefined) === (p.theta === undefined))
+    throw new InputError(`promise file ${file}: give the parameters as exactly one of "params" or "theta"`);
+  if (p.profile === undefined)
+    throw new InputError(
+      `promise file ${file}: "profile" (the encoding profile sessions will commit to) is missing`,
+    );
+  // VAI's predicate names live with `vai check`, which loads the prover: only looked up when needed.
+  const vaiNames: Record<string, string> = Object.hasOwn(PREDICATES, p.predicate)
+    ? {}
+    : (await import("./check.js")).VAI_NAMES;
+  const id = Object.hasOwn(vaiNames, p.predicate) ? vaiNames[p.predicate] : p.predicate;
+  if (!Object.hasOwn(PREDICATES, id)) {
+    const known = [...Object.keys(PREDICATES), ...Object.keys(vaiNames)].join(", ");
+    throw new InputError(`promise file ${file}: unknown predicate "${p.predicate}" (known: ${known})`);
+  }
+  const amount = (flag: string | undefined, key: "payout" | "reserve"): bigint | undefined => {
+    if (flag !== undefined) return parseEth(flag, `--${key}`);
+    if (p[key] === undefined) return undefined;
+    if (typeof p[key] !== "string")
+      throw new InputError(`promise file ${file}: "${key}" must be a string of ETH`);
+    return parseEth(p[key] as string, `"${key}" in ${file}`);
+  };
+  const payout = amount(payoutFlag, "payout");
+  if (payout === undefined) throw new InputError(`no payout: pass --payout <eth> or put "payout" in ${file}`);
+  const reserve = amount(reserveFlag, "reserve") ?? payout;
+  if (reserve < payout)
+    throw new InputError(
+      `the reserve (${formatEther(reserve)} ETH) must be at least the payout (${formatEther(payout)} ETH)`,
+    );
+  try {
+    const def = predicateById(id);
+    const theta = def.parseTheta(p.params ?? p.theta);
+    const profile = parseProfile(p.profile);
+    def.checkProfile(theta, profile);
+    return { predicate: def.id, theta, profile, payout, reserve };
+  } catch (e) {
+    throw new InputError(`promise file ${file}: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,85 @@
+// vai setup / vai demo: the circuit build (scripts/setup.ts) and the in-process demo, behind the one bin.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { REPO_ROOT } from "../../sdk/chain.js";
+import type { Manifest } from "../../prover/artifacts.js";
+import { InputError, parseCommand, runCommand, type Command } from "./common.js";
+import { USAGE } from "./usage.js";
+
+export const setupCommand: Command = {
+  usage: USAGE.setup,
+  run: (argv) =>
+    runCommand("setup", USAGE.setup, async () => {
+      const { values } = parseCommand(argv, {
+        ptau: { type: "string" },
+        group: { type: "string" },
+        only: { type: "string" },
+        force: { type: "boolean", default: false },
+      });
+      const { loadInstances } = await import("../lib/circuit-build.js");
+      const table = await loadInstances(path.join(REPO_ROOT, "circuits/instances.json"));
+      if (values.only !== undefined && !table.some((i) => i.name === values.only))
+        throw new InputError(
+          `--only ${values.only}: no such circuit (known: ${table.map((i) => i.name).join(", ")})`,
+        );
+      const groups = [...new Set(table.flatMap((i) => i.groups))];
+      if (values.group !== undefined && !groups.includes(values.group))
+        throw new InputError(`--group ${values.group}: no such group (known: ${groups.join(", ")})`);
+      if (values.ptau !== undefined) {
+        if (!existsSync(values.ptau)) throw new InputError(`--ptau ${values.ptau}: file not found`);
+        process.env.VAI_PTAU = path.resolve(values.ptau);
+      }
+      const args = [
+        ...(values.group ? ["--group", values.group] : []),
+        ...(values.only ? ["--only", values.only] : []),
+        ...(values.force ? ["--force"] : []),
+      ];
+      const { runSetup } = await import("../setup.js");
+      let manifest: Manifest | undefined;
+      try {
+        manifest = await runSetup(args);
+      } finally {
+        const { releaseProver } = await import("../../prover/prove.js");
+        await releaseProver();
+      }
+      if (manifest) console.log(`\n${manifestTable(manifest)}`);
+    }),
+};
+
+export function manifestTable(manifest: Manifest): string {
+  const header = ["circuit", "constraints", "zkey sha256", "verifier contract"];
+  const rows = Object.entries(manifest.circuits).map(([name, c]) => [
+    name,
+    String(c.constraints),
+    c.files.zkey.sha256,
+    c.verifierContract,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join("  ")
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join("\n");
+}
+
+export const demoCommand: Command = {
+  usage: USAGE.demo,
+  run: (argv) =>
+    runCommand("demo", USAGE.demo, async () => {
+      parseCommand(argv, {});
+      const code = await setupCommand.run(["--group", "demo"]);
+      if (code !== 0) throw new Error("setup --group demo failed");
+      // Its own process: the demo uses Hardhat's in-process chain, a singleton best not shared with the CLI.
+      const tsx = path.join(REPO_ROOT, "node_modules", "tsx", "dist", "cli.mjs");
+      const exit = await new Promise<number | null>((resolve, reject) => {
+        const child = spawn(process.execPath, [tsx, path.join(REPO_ROOT, "scripts/demo.ts")], {
+          stdio: "inherit",
+        });
+        child.once("error", reject);
+        child.once("exit", resolve);
+      });
+      if (exit !== 0) throw new Error(`the demo exited with code ${exit}`);
+    }),
+};

@@ -1,0 +1,118 @@
+// Every `vai` command's help text, in a module with no dependencies: `vai <command> --help` answers without
+// loading viem, snarkjs or the prover.
+
+export const CHAIN_FLAGS_HELP = `common options:
+  --rpc-url <url>      JSON-RPC endpoint (env VAI_RPC_URL; default http://127.0.0.1:8545)
+  --deployment <file>  deployment file (env VAI_DEPLOYMENT; default .vai/deployment.json)
+  --store <file>       provider's trace store (env VAI_STORE; default .vai/store.sqlite)
+  --config <file>      config file (env VAI_CONFIG; default ./vai.config.json if present)
+  --as provider|user   send as the provider (VAI_PRIVATE_KEY, else the node's 1st account) or the
+                       user (VAI_USER_PRIVATE_KEY, else the node's 2nd account)
+  --json               print the result as one JSON object
+exit codes: 0 done, 1 the operation failed (chain, proof, store), 2 bad input or configuration`;
+
+export const USAGE = {
+  setup: `usage: vai setup [--ptau <file>] [--group test|demo|bench] [--only <circuit>] [--force]
+
+Builds the circuits of circuits/instances.json (all, one group, or one instance): r1cs, wasm,
+Groth16 keys, a Solidity verifier each, the contracts, and build/manifest.json; then prints the
+manifest: circuit, constraints, zkey sha256, verifier contract. Unchanged stages are cached.
+  --ptau <file>   a prepared bn128 powers-of-tau file (as VAI_PTAU); without one, an INSECURE
+                  development ptau is generated
+  --group <name>  only the instances of one group
+  --only <name>   only one instance
+  --force         rebuild every stage
+exit codes: 0 built, 1 the build failed, 2 bad input`,
+  demo: `usage: vai demo
+
+Builds the demo circuit if needed (vai setup --group demo), then runs the whole insurance loop on
+an in-process chain: an AAP-4 promise, three sessions, three claims, two settled by proofs and one
+by default. Exits non-zero if any money moves differently from the protocol.
+exit codes: 0 the demo's checks passed, 1 they did not (or the build failed), 2 bad input`,
+  node: `usage: vai node [--port 8545] [--deployment <file>] [--verbose]
+
+Starts a local chain (\`hardhat node\`, chain 31337, 20 funded unlocked accounts), deploys
+zkVAI on it (Poseidon(3), one verifier per circuit in build/manifest.json, the Escrow) from the
+first account, writes the deployment file (default .vai/deployment.json, or VAI_DEPLOYMENT) and
+stays up until Ctrl-C / SIGTERM, which stops the node. The chain lives in memory only.
+  --port <n>     JSON-RPC port on 127.0.0.1 (default 8545)
+  --verbose      print the node's own log (every request) on stderr
+exit codes: 0 stopped by a signal, 1 the node or the deployment failed, 2 bad input`,
+  deploy: `usage: vai deploy [--rpc-url <url>] [--deployment <file>] [--force]
+
+Deploys zkVAI (Poseidon(3), one verifier per circuit in build/manifest.json, the Escrow) onto the
+configured chain from the provider account (VAI_PRIVATE_KEY, else the node's first unlocked
+account), and writes the deployment file. Any EVM chain with the BN254 precompiles works.
+  --force              overwrite an existing deployment file
+  --rpc-url <url>      JSON-RPC endpoint (env VAI_RPC_URL; default http://127.0.0.1:8545)
+  --deployment <file>  where to write (env VAI_DEPLOYMENT; default .vai/deployment.json)
+  --config <file>      config file (env VAI_CONFIG; default ./vai.config.json if present)
+  --json               print the deployment as JSON
+exit codes: 0 deployed, 1 a transaction failed, 2 bad input or configuration`,
+  promise: `usage: vai promise register|fund|retire|show …
+
+  vai promise register --file promise.json [--payout <eth>] [--reserve <eth>]
+      registers a promise backed by a reserve; keeps its θ in the trace store for proving.
+      promise.json: {"predicate": "AAP-1".."AAP-5", "params": {...} (or "theta"), "profile": {...},
+                     "payout"?: "<eth>", "reserve"?: "<eth>"}; flags override the file's amounts,
+      and the reserve defaults to the payout.
+  vai promise fund <promiseId> --amount <eth>     adds to the reserve (anyone may)
+  vai promise retire <promiseId>                  ends new coverage (provider only)
+  vai promise show <promiseId>                    on-chain terms, and whether θ is in the store
+
+${CHAIN_FLAGS_HELP}`,
+  session: `usage: vai session show <sessionId>
+
+Prints the session's on-chain state (provider, user, checkpoints, closed, final root and count)
+and what the local trace store holds for it: the record count and, for each on-chain commitment,
+whether the stored records reproduce its root (they must, for a claim on it to be provable).
+
+${CHAIN_FLAGS_HELP}`,
+  claim: `usage: vai claim file|status|default|withdraw …
+
+  vai claim file <sessionId> --promise <promiseId> --bond <eth>
+      files a claim on the session under the promise, as the session's user (default --as user)
+  vai claim status <claimId>     state of the claim, the proof window, and how it was resolved
+  vai claim default <claimId>    after 3 days without a proof: pays the user payout + bond (anyone)
+  vai claim withdraw <claimId>   takes the bond back while the reserve cannot pay (as the user)
+
+${CHAIN_FLAGS_HELP}`,
+  prove: `usage: vai prove <claimId> [--dry-run]
+
+Answers an open claim: checks that the stored records reproduce every on-chain commitment of
+the session and that the stored θ hashes to the promise's, evaluates the promise, proves the
+outcome with the smallest fitting circuit, verifies the proof locally, and settles the claim
+(violated: the user gets payout + bond; satisfied: the provider gets the bond).
+  --dry-run   prove and verify locally, send nothing
+
+${CHAIN_FLAGS_HELP}`,
+  watch: `usage: vai watch [--poll-ms <ms>] [--confirmations <n>] [--memory-mb <MB>] [--state <file>]
+
+Watches the escrow for claims on this provider's promises and answers each with a proof from the
+trace store, until Ctrl-C / SIGTERM. Logs one JSON object per line on stderr. Progress survives a
+restart through the state file (which claims are answered, which blocks were scanned).
+  --poll-ms <ms>         how often to look for new claims (default: the watcher's)
+  --confirmations <n>    blocks a claim must be buried under before it is answered
+  --memory-mb <MB>       memory budget for concurrent proofs
+  --state <file>         the watcher's SQLite state (default: watcher.sqlite next to the store)
+  --debug                log debug events too
+
+${CHAIN_FLAGS_HELP}`,
+  verify: `usage: vai verify <claimId> [--manifest <file>] [--escrow <address> [--from-block <n>]] [--recompile]
+
+Checks, trusting only the chain and the manifest, that claim <claimId> was settled by a valid
+proof: finds its ClaimSettled event and transaction, decodes the proof from the calldata,
+rebuilds the public inputs from the escrow's storage, re-verifies the Groth16 proof with the
+circuit's verification key, and checks that the verifier contract the escrow called runs the
+bytecode compiled from the verifier source the manifest records, whose constants are that key.
+Prints one line: "settlement valid: …" or "settlement NOT valid: <reason>".
+  --manifest <file>     manifest to trust (default build/manifest.json); its paths are relative to
+                        the repository root
+  --escrow <address>    the escrow to ask, instead of the deployment file's
+  --from-block <n>      first block to search for the settlement (with --escrow; default 0)
+  --recompile           also compile the verifier source again (solc-js, the build's settings)
+                        and compare with the on-chain code, trusting no build output
+  --verbose             list every check that passed
+  --rpc-url, --deployment, --config, --json: as for the other commands (see \`vai claim --help\`)
+exit codes: 0 valid, 1 not valid (or could not be checked), 2 bad input`,
+} as const;

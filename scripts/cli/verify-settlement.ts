@@ -1,0 +1,271 @@
+// Checks a settlement trusting only the chain and a manifest: the proof the settle transaction carried is
+// re-verified locally, against the public inputs rebuilt from the escrow's storage and the verification key
+// the manifest names; and the verifier the escrow called is shown to be that key's contract, through a chain
+// of hashes and byte comparisons: vkey file → constants in the Solidity source → compiler input → artifact →
+// on-chain code (the file links live in evidence.ts). Any broken link is the reason the settlement is not valid;
+// docs/PROTOCOL.md "Verifying a settlement" lists them.
+import path from "node:path";
+import * as snarkjs from "snarkjs";
+import {
+  decodeFunctionData,
+  encodeAbiParameters,
+  getAddress,
+  isAddressEqual,
+  keccak256,
+  type Abi,
+  type Address,
+  type Hex,
+} from "viem";
+import { ARTIFACTS_DIR, ClaimStatus, EscrowClient, REPO_ROOT, type ChainHandle } from "../../sdk/chain.js";
+import { PREDICATES } from "../../sdk/predicates/index.js";
+import type { CircuitEntry, Manifest } from "../../prover/artifacts.js";
+import { describeError } from "./common.js";
+import {
+  checkVkeyInSource,
+  codeAt,
+  compiled,
+  manifestFile,
+  recompiledBytecode,
+  rel,
+  sameCode,
+  SettlementInvalid,
+  type VerificationKey,
+} from "./evidence.js";
+
+/** The settlement could not be examined (e.g. settle was called through another contract). */
+export class SettlementUncheckable extends Error {
+  override name = "SettlementUncheckable";
+}
+
+export interface SettlementReport {
+  claimId: bigint;
+  sessionId: Hex;
+  promiseId: bigint;
+  violated: boolean;
+  circuit: string;
+  verifier: Address;
+  txHash: Hex;
+  blockNumber: bigint;
+  publicInputs: string[];
+  beneficiary: Address;
+  amount: bigint;
+  /** What was established, in order. */
+  checks: string[];
+}
+
+/** snarkjs' proof object from the 8 words settle() took: pi_b's limbs go back to snarkjs' [c0, c1] order. */
+export function proofFromWords(w: readonly bigint[]): snarkjs.Groth16Proof {
+  const s = w.map(String);
+  return {
+    pi_a: [s[0], s[1], "1"],
+    pi_b: [
+      [s[3], s[2]],
+      [s[5], s[4]],
+      ["1", "0"],
+    ],
+    pi_c: [s[6], s[7], "1"],
+    protocol: "groth16",
+    curve: "bn128",
+  } as snarkjs.Groth16Proof;
+}
+
+export async function verifySettlement(opts: {
+  chain: ChainHandle;
+  escrow: Address;
+  fromBlock: bigint;
+  claimId: bigint;
+  manifest: Manifest;
+  manifestPath: string;
+  /** Also compile the verifier source again and compare with the on-chain code (a few seconds). */
+  recompile?: boolean;
+}): Promise<SettlementReport> {
+  const { chain, claimId, manifest, manifestPath } = opts;
+  const checks: string[] = [];
+  const escrowCode = await codeAt(chain, opts.escrow);
+  if (escrowCode === "0x") throw new SettlementInvalid(`there is no contract at escrow ${opts.escrow}`);
+  if (!sameCode(escrowCode, compiled("contracts/Escrow.sol", "Escrow")))
+    throw new SettlementInvalid(
+      `escrow ${opts.escrow} does not run the Escrow compiled from contracts/Escrow.sol`,
+    );
+  checks.push(`escrow ${opts.escrow} runs contracts/Escrow.sol as compiled here`);
+  const escrow = await EscrowClient.connect(chain, opts.escrow, undefined, { fromBlock: opts.fromBlock });
+
+  const claim = await escrow.claim(claimId).catch((e) => {
+    throw new SettlementInvalid(
+      `claim ${claimId} cannot be read from escrow ${opts.escrow}: ${describeError(e)}`,
+    );
+  });
+  if (claim.status !== ClaimStatus.Settled)
+    throw new SettlementInvalid(
+      `claim ${claimId} is ${ClaimStatus[claim.status].toLowerCase()}, not settled by a proof`,
+    );
+  const { sessionId, promiseId } = claim;
+
+  const logs = await chain.publicClient.getContractEvents({
+    address: escrow.address,
+    abi: escrow.abi,
+    eventName: "ClaimSettled",
+    args: { claimId },
+    fromBlock: opts.fromBlock,
+    toBlock: "latest",
+  });
+  if (logs.length !== 1)
+    throw new SettlementInvalid(`expected one ClaimSettled event for claim ${claimId}, found ${logs.length}`);
+  const event = logs[0].args as { violated: boolean; beneficiary: Address; amount: bigint };
+  const txHash = logs[0].transactionHash!;
+  const tx = await chain.publicClient.getTransaction({ hash: txHash });
+  const receipt = await chain.publicClient.getTransactionReceipt({ hash: txHash });
+  if (receipt.status !== "success") throw new SettlementInvalid(`settle transaction ${txHash} reverted`);
+  if (!tx.to || !isAddressEqual(tx.to, escrow.address))
+    throw new SettlementUncheckable(
+      `settle was called through contract ${tx.to}, whose calldata this tool cannot decode`,
+    );
+  const call = decodeFunctionData({ abi: escrow.abi as Abi, data: tx.input });
+  if (call.functionName !== "settle")
+    throw new SettlementInvalid(`transaction ${txHash} calls ${call.functionName}, not settle`);
+  const [callClaimId, words, violated] = call.args as [bigint, readonly bigint[], boolean];
+  if (callClaimId !== claimId)
+    throw new SettlementInvalid(`transaction ${txHash} settles claim ${callClaimId}`);
+  if (violated !== event.violated)
+    throw new SettlementInvalid(`the settle calldata says violated=${violated}, the event ${event.violated}`);
+  checks.push(`settle transaction ${txHash} (block ${receipt.blockNumber}) carries the proof`);
+
+  // Public inputs: the escrow's own view, each cross-checked against the storage it is built from.
+  const inputs = await escrow.publicInputs(claimId, violated);
+  const [session, promise] = [await escrow.session(sessionId), await escrow.promise(promiseId)];
+  const context =
+    BigInt(
+      keccak256(
+        encodeAbiParameters(
+          [{ type: "uint256" }, { type: "address" }, { type: "bytes32" }, { type: "uint256" }],
+          [BigInt(chain.chainId), escrow.address, sessionId, promiseId],
+        ),
+      ),
+    ) >> 3n;
+  const rebuilt = [
+    context,
+    session.finalRoot,
+    BigInt(session.finalN),
+    session.acc,
+    promise.paramsHash,
+    violated ? 1n : 0n,
+  ];
+  const differs = rebuilt.findIndex((x, i) => x !== inputs[i]);
+  if (differs >= 0)
+    throw new SettlementInvalid(
+      `public input ${differs} from publicInputsOf differs from the escrow's storage`,
+    );
+  checks.push(
+    `public inputs rebuilt from the escrow's storage: context, final root, n=${session.finalN}, acc, paramsHash, outcome`,
+  );
+
+  // The verifier the escrow called, and the manifest circuit whose artifact it runs.
+  const { verifier, capacity } = await escrow.verifierOf(claimId);
+  const predicate = Object.values(PREDICATES).find((d) => d.code === promise.predicateId);
+  if (!predicate)
+    throw new SettlementInvalid(`promise ${promiseId} has unknown predicate id ${promise.predicateId}`);
+  const candidates = Object.entries(manifest.circuits).filter(
+    ([, c]) => c.predicate === predicate.id && 2 ** Number(c.params.depth) === capacity,
+  );
+  if (!candidates.length)
+    throw new SettlementInvalid(
+      `the manifest names no ${predicate.id} circuit of capacity ${capacity}, the one verifier ${verifier} serves`,
+    );
+  const code = await codeAt(chain, verifier);
+  let match: [string, CircuitEntry] | undefined;
+  let lastMismatch: SettlementInvalid | undefined;
+  for (const [name, entry] of candidates) {
+    const c = compiled(entry.files.verifierSol.path, entry.verifierContract);
+    if (sameCode(code, c)) match = [name, entry];
+    else
+      lastMismatch = new SettlementInvalid(
+        `the on-chain code of verifier ${verifier} differs from ${rel(c.artifactFile)}, the ${entry.verifierContract} the manifest names for ${name}`,
+      );
+  }
+  if (!match) throw lastMismatch!;
+  const [circuit, entry] = match;
+  checks.push(
+    `verifier ${verifier} (≤ ${capacity} records) runs ${entry.verifierContract} from ${rel(path.join(ARTIFACTS_DIR, entry.files.verifierSol.path))}`,
+  );
+
+  const solSource = manifestFile(entry.files.verifierSol, "verifier source", manifestPath).toString("utf8");
+  const artifact = compiled(entry.files.verifierSol.path, entry.verifierContract);
+  if (artifact.sourceSha256 !== entry.files.verifierSol.sha256)
+    throw new SettlementInvalid(
+      `${entry.verifierContract} was compiled from a source whose sha256 is not the manifest's ${entry.files.verifierSol.sha256}`,
+    );
+  checks.push(
+    `that artifact was compiled from ${entry.files.verifierSol.path}, sha256 ${entry.files.verifierSol.sha256} as the manifest records`,
+  );
+  if (opts.recompile) {
+    const bytecode = recompiledBytecode(artifact);
+    if (bytecode === undefined)
+      throw new SettlementUncheckable(
+        `the installed solc is not ${artifact.solcLongVersion}, which built ${entry.verifierContract}`,
+      );
+    if (bytecode.toLowerCase() !== code.toLowerCase())
+      throw new SettlementInvalid(
+        `${entry.files.verifierSol.path} compiled with solc ${artifact.solcLongVersion} does not give verifier ${verifier}'s code`,
+      );
+    checks.push(`compiling that source again with solc ${artifact.solcLongVersion} gives the on-chain code`);
+  }
+  const vkeyBytes = manifestFile(entry.files.vkey, "verification key", manifestPath);
+  let vkey: VerificationKey;
+  try {
+    vkey = JSON.parse(vkeyBytes.toString("utf8")) as VerificationKey;
+  } catch {
+    throw new SettlementInvalid(`verification key ${entry.files.vkey.path} is not JSON`);
+  }
+  if (vkey.protocol !== "groth16" || vkey.curve !== "bn128" || vkey.nPublic !== 6)
+    throw new SettlementInvalid(
+      `verification key ${entry.files.vkey.path} is not a bn128 Groth16 key for 6 public inputs`,
+    );
+  checkVkeyInSource(
+    vkey,
+    solSource,
+    path.resolve(REPO_ROOT, entry.files.verifierSol.path),
+    path.resolve(REPO_ROOT, entry.files.vkey.path),
+  );
+  checks.push(
+    `verification key ${entry.files.vkey.path} (sha256 ${entry.files.vkey.sha256}) is the key hard-coded in that source`,
+  );
+
+  const proof = proofFromWords(words);
+  let ok = false;
+  try {
+    ok = await snarkjs.groth16.verify(vkey as never, inputs.map(String), proof);
+  } catch (e) {
+    throw new SettlementInvalid(`the proof is malformed: ${describeError(e)}`);
+  }
+  if (!ok)
+    throw new SettlementInvalid(
+      `the proof does not verify under ${circuit}'s verification key with the escrow's public inputs`,
+    );
+  checks.push(`the Groth16 proof verifies locally under ${circuit}'s key with those public inputs`);
+
+  const [beneficiary, amount] = violated
+    ? [session.user, promise.payout + claim.bond]
+    : [session.provider, claim.bond];
+  if (!isAddressEqual(event.beneficiary, beneficiary) || event.amount !== amount)
+    throw new SettlementInvalid(
+      `the settlement credited ${event.amount} wei to ${event.beneficiary}, not ${amount} to ${beneficiary}`,
+    );
+  checks.push(
+    `the escrow credited ${amount} wei to ${violated ? "the user" : "the provider"} ${getAddress(beneficiary)}`,
+  );
+
+  return {
+    claimId,
+    sessionId,
+    promiseId,
+    violated,
+    circuit,
+    verifier,
+    txHash,
+    blockNumber: receipt.blockNumber,
+    publicInputs: inputs.map(String),
+    beneficiary,
+    amount,
+    checks,
+  };
+}

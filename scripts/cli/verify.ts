@@ -1,0 +1,83 @@
+// vai verify: a user's independent check that a settlement followed from a valid proof.
+import path from "node:path";
+import { REPO_ROOT } from "../../sdk/chain.js";
+import { MANIFEST_PATH } from "../../prover/artifacts.js";
+import { releaseProver } from "../../prover/prove.js";
+import {
+  AlreadyReported,
+  CHAIN_OPTIONS,
+  InputError,
+  output,
+  parseAddress,
+  parseClaimId,
+  parseCommand,
+  parseInteger,
+  runCommand,
+  type Command,
+} from "./common.js";
+import { USAGE } from "./usage.js";
+import { loadConfig, rpcUrlFor } from "./config.js";
+import { connect, openChain } from "./connect.js";
+import { readManifestFile, SettlementInvalid } from "./evidence.js";
+import { SettlementUncheckable, verifySettlement, type SettlementReport } from "./verify-settlement.js";
+
+export const verifyCommand: Command = {
+  usage: USAGE.verify,
+  run: (argv) =>
+    runCommand("verify", USAGE.verify, async () => {
+      const { values, positionals } = parseCommand(
+        argv,
+        {
+          "rpc-url": CHAIN_OPTIONS["rpc-url"],
+          deployment: CHAIN_OPTIONS.deployment,
+          config: CHAIN_OPTIONS.config,
+          json: CHAIN_OPTIONS.json,
+          manifest: { type: "string" },
+          escrow: { type: "string" },
+          "from-block": { type: "string" },
+          verbose: { type: "boolean", default: false },
+          recompile: { type: "boolean", default: false },
+        },
+        ["claimId"],
+      );
+      const claimId = parseClaimId(positionals[0]);
+      const manifestPath = path.resolve(values.manifest ?? path.join(REPO_ROOT, MANIFEST_PATH));
+      const manifest = readManifestFile(manifestPath);
+      if (values["from-block"] !== undefined && values.escrow === undefined)
+        throw new InputError("--from-block goes with --escrow (the deployment file has its own)");
+      let target: { chain: Awaited<ReturnType<typeof openChain>>; escrow: `0x${string}`; fromBlock: bigint };
+      if (values.escrow !== undefined) {
+        const escrow = parseAddress(values.escrow, "--escrow");
+        const fromBlock = BigInt(parseInteger(values["from-block"] ?? "0", "--from-block", 0));
+        const config = loadConfig(values);
+        target = { chain: await openChain(rpcUrlFor(config)), escrow, fromBlock };
+      } else {
+        const c = await connect(values, { wallet: false });
+        target = { chain: c.chain, escrow: c.deployment.escrow, fromBlock: BigInt(c.deployment.fromBlock) };
+      }
+      let report: SettlementReport;
+      try {
+        report = await verifySettlement({
+          ...target,
+          claimId,
+          manifest,
+          manifestPath,
+          recompile: values.recompile,
+        });
+      } catch (e) {
+        if (!(e instanceof SettlementInvalid || e instanceof SettlementUncheckable)) throw e;
+        const verdict = e instanceof SettlementInvalid ? "NOT valid" : "NOT verified";
+        output(values.json, { claimId, valid: false, reason: e.message }, () => [
+          `settlement ${verdict}: ${e.message}`,
+        ]);
+        throw new AlreadyReported(e.message);
+      } finally {
+        await releaseProver();
+      }
+      const what = report.violated ? "violation" : "satisfaction";
+      output(values.json, { valid: true, ...report }, () => [
+        `settlement valid: ${what} proven for session ${report.sessionId}, promise ${report.promiseId}`,
+        ...(values.verbose ? report.checks.map((c) => `  ✓ ${c}`) : []),
+      ]);
+    }),
+};

@@ -1,0 +1,57 @@
+// vai watch: the provider's claim watcher (prover/watcher.ts) as a long-running command.
+import path from "node:path";
+import { jsonLogger } from "../../sdk/log.js";
+import { ClaimWatcher } from "../../prover/watcher.js";
+import { releaseProver } from "../../prover/prove.js";
+import { CHAIN_OPTIONS, InputError, parseCommand, parseInteger, runCommand, type Command } from "./common.js";
+import { USAGE } from "./usage.js";
+import { abortOnSignals, connect, openStore, parseRole } from "./connect.js";
+
+export const watchCommand: Command = {
+  usage: USAGE.watch,
+  run: (argv) =>
+    runCommand("watch", USAGE.watch, async () => {
+      const { values } = parseCommand(argv, {
+        ...CHAIN_OPTIONS,
+        "poll-ms": { type: "string" },
+        confirmations: { type: "string" },
+        "memory-mb": { type: "string" },
+        state: { type: "string" },
+        debug: { type: "boolean", default: false },
+      });
+      const pollMs =
+        values["poll-ms"] === undefined ? undefined : parseInteger(values["poll-ms"], "--poll-ms", 10);
+      const confirmations =
+        values.confirmations === undefined
+          ? undefined
+          : parseInteger(values.confirmations, "--confirmations", 0, 1000);
+      const memoryBudgetMB =
+        values["memory-mb"] === undefined ? undefined : parseInteger(values["memory-mb"], "--memory-mb", 64);
+      // Before anything starts, so a signal at any moment is a clean stop rather than Node's default exit.
+      const stop = abortOnSignals();
+      const { escrow, config } = await connect(values, {
+        role: parseRole(values.as, "provider"),
+        wallet: true,
+      });
+      const store = openStore(config, false);
+      if (!store)
+        throw new InputError(`trace store ${config.store} does not exist (set VAI_STORE or --store)`);
+      const statePath = path.resolve(values.state ?? path.join(path.dirname(config.store), "watcher.sqlite"));
+      const watcher = ClaimWatcher.open({
+        store,
+        escrow,
+        statePath,
+        pollMs,
+        confirmations,
+        memoryBudgetMB,
+        log: jsonLogger(process.stderr, values.debug ? "debug" : "info"),
+      });
+      try {
+        await watcher.run(stop.signal);
+      } finally {
+        watcher.close();
+        store.close();
+        await releaseProver();
+      }
+    }),
+};

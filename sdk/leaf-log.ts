@@ -1,0 +1,96 @@
+// The session's leaves and prefix commitments, kept off the tool-call path.
+// A leaf costs ~2 ms of Poseidon in JS (poseidon-lite), twice the whole per-call
+// budget, while a record is durable (P7) as soon as the store has it: so records
+// are hashed in idle time, one per event-loop turn, and synchronously only when a
+// root is asked for. Subtrees that are complete are hashed once and cached, so
+// the root of any prefix costs O(log n) hashes beyond the leaves.
+import { encodeRecord } from "./encoding.js";
+import { poseidon } from "./hash.js";
+import { treeHeight, zeroHash } from "./merkle.js";
+import type { EncodingProfile } from "./profile.js";
+import type { TraceRecord } from "./records.js";
+
+export class LeafLog {
+  /** Records acknowledged but not hashed yet, in seq order, from pending[head]. */
+  private pending: TraceRecord[] = [];
+  private head = 0;
+  /** nodes[l][i] covers leaves [i·2^l, (i+1)·2^l); only complete subtrees are kept. */
+  private readonly nodes: bigint[][] = [[]];
+  private idle: NodeJS.Immediate | undefined;
+
+  constructor(
+    private readonly profile: EncodingProfile,
+    private readonly secret: bigint,
+  ) {}
+
+  /** Records pushed so far, hashed or not. */
+  get length(): number {
+    return this.nodes[0].length + this.pending.length - this.head;
+  }
+
+  /** Takes the record at seq = length; it must already be encodable (the session checked it). */
+  push(record: TraceRecord): void {
+    if (record.seq !== this.length)
+      throw new RangeError(`leaf log: expected seq ${this.length}, got ${record.seq}`);
+    this.pending.push(record);
+    this.scheduleIdle();
+  }
+
+  /** The first n leaves, hashing what is still pending. */
+  leaves(n = this.length): readonly bigint[] {
+    this.hashUpTo(n);
+    return this.nodes[0].slice(0, n);
+  }
+
+  /** commitmentRoot of the first n records (sdk/merkle.ts), 0 for none. */
+  root(n = this.length): bigint {
+    if (!Number.isInteger(n) || n < 0 || n > this.length)
+      throw new RangeError(`prefix ${n} out of 0..${this.length}`);
+    if (n === 0) return 0n;
+    this.hashUpTo(n);
+    return this.node(treeHeight(n), 0, n);
+  }
+
+  /** Stops idle hashing (the session is closed or abandoned); roots still work on demand. */
+  dispose(): void {
+    if (this.idle) clearImmediate(this.idle);
+    this.idle = undefined;
+  }
+
+  private node(level: number, index: number, n: number): bigint {
+    const start = index * 2 ** level;
+    if (start >= n) return zeroHash(level);
+    if (level === 0) return this.nodes[0][index];
+    const complete = start + 2 ** level <= n;
+    if (complete && this.nodes[level]?.[index] !== undefined) return this.nodes[level][index];
+    const value = poseidon([this.node(level - 1, 2 * index, n), this.node(level - 1, 2 * index + 1, n)]);
+    // Leaves never change, so a complete subtree's node is final.
+    if (complete) (this.nodes[level] ??= [])[index] = value;
+    return value;
+  }
+
+  private hashUpTo(n: number): void {
+    while (this.nodes[0].length < n) this.hashOne();
+  }
+
+  private hashOne(): void {
+    const record = this.pending[this.head++];
+    this.nodes[0].push(encodeRecord(record, this.profile, this.secret).leaf);
+    if (this.head === this.pending.length) {
+      this.pending = [];
+      this.head = 0;
+    }
+  }
+
+  private scheduleIdle(): void {
+    if (this.idle || this.head === this.pending.length) return;
+    // setImmediate, not a microtask: the agent's next turn runs first, and the
+    // process may exit with leaves unhashed (they are recomputable from the store).
+    this.idle = setImmediate(() => {
+      this.idle = undefined;
+      if (this.head < this.pending.length) this.hashOne();
+      this.scheduleIdle();
+    });
+    this.idle.unref();
+  }
+}

@@ -1,0 +1,172 @@
+// The Session's reads and final write on the escrow: MAX_CHECKPOINTS (read once), the
+// session as the escrow sees it, and closeSession with retries that notice a send which
+// failed on our side but landed.
+import type { Hex } from "viem";
+import { isAddressEqual } from "viem";
+import type { EscrowClient, SessionInfo, TxResult } from "./chain.js";
+import { backoffMs, type CheckpointPolicy } from "./checkpointer.js";
+import { LeafLog } from "./leaf-log.js";
+import type { Logger } from "./log.js";
+import { messageOf } from "./record-checks.js";
+import type { TraceRecord } from "./records.js";
+import {
+  CheckpointMismatchError,
+  SessionCloseError,
+  SessionOpenError,
+  SessionRecoveryError,
+} from "./session-errors.js";
+import type { StoredSession, TraceStore } from "./store.js";
+
+/** closeSession attempts before close() gives up (it may be called again). */
+export const CLOSE_ATTEMPTS = 10;
+
+const maxCheckpointsByEscrow = new Map<string, Promise<number>>();
+
+/** The escrow's MAX_CHECKPOINTS, read once per escrow (it is immutable). */
+export function maxCheckpointsOf(escrow: EscrowClient): Promise<number> {
+  const key = `${escrow.chain.chainId}:${escrow.address.toLowerCase()}`;
+  let max = maxCheckpointsByEscrow.get(key);
+  if (!max) {
+    max = escrow.chain.publicClient
+      .readContract({ address: escrow.address, abi: escrow.abi, functionName: "MAX_CHECKPOINTS" })
+      .then(Number);
+    max.catch(() => maxCheckpointsByEscrow.delete(key));
+    maxCheckpointsByEscrow.set(key, max);
+  }
+  return max;
+}
+
+/** The escrow's view of the session, or undefined when it was never opened there. */
+export async function onChainSession(escrow: EscrowClient, sessionId: Hex): Promise<SessionInfo | undefined> {
+  try {
+    return await escrow.session(sessionId);
+  } catch (e) {
+    if (/UnknownSession/.test(messageOf(e))) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Session.recover's chain side: the session must be ours, match the store and still be open.
+ * If the crash came between the store row and openSession, it is opened now, before any call
+ * runs; if it came between closeSession and storing it, the final commitment is stored (when
+ * the records reproduce it) and recovery is refused all the same.
+ */
+export async function resumeOnChain(
+  escrow: EscrowClient,
+  store: TraceStore,
+  stored: StoredSession,
+  records: readonly TraceRecord[],
+): Promise<{ maxCheckpoints: number; info: SessionInfo | undefined; openTx: TxResult | undefined }> {
+  const { sessionId } = stored;
+  let maxCheckpoints: number;
+  let info: SessionInfo | undefined;
+  try {
+    [maxCheckpoints, info] = await Promise.all([maxCheckpointsOf(escrow), onChainSession(escrow, sessionId)]);
+  } catch (e) {
+    throw new SessionRecoveryError(`cannot read session ${sessionId} from the escrow: ${messageOf(e)}`, {
+      cause: e,
+    });
+  }
+  if (!info) {
+    try {
+      const openTx = await escrow.openSession(sessionId, stored.user, stored.profileHash);
+      return { maxCheckpoints, info, openTx };
+    } catch (e) {
+      throw new SessionOpenError(`openSession(${sessionId}) failed again: ${messageOf(e)}`, { cause: e });
+    }
+  }
+  const me = escrow.wallet?.account.address;
+  if (me && !isAddressEqual(info.provider, me))
+    throw new SessionRecoveryError(`session ${sessionId} was opened on-chain by another provider`);
+  if (!isAddressEqual(info.user, stored.user) || info.profileHash !== stored.profileHash)
+    throw new SessionRecoveryError(
+      `session ${sessionId}: the store's user or profile differs from the chain's`,
+    );
+  if (info.closed) {
+    if (records.length >= info.finalN) {
+      const leaves = new LeafLog(stored.profile, stored.secret);
+      for (const r of records) leaves.push(r);
+      if (leaves.root(info.finalN) === info.finalRoot)
+        store.addCheckpoint(sessionId, { n: info.finalN, root: info.finalRoot, final: true });
+      leaves.dispose();
+    }
+    throw new SessionRecoveryError(
+      `session ${sessionId} is closed (final n ${info.finalN}); nothing to resume`,
+    );
+  }
+  return { maxCheckpoints, info, openTx: undefined };
+}
+
+/**
+ * closeSession(n, root), retried with the policy's backoff. Before each attempt `prepare` runs
+ * (the checkpointer's reconcile). A send that "failed" but landed is recognised; a session
+ * closed at another commitment, or a checkpoint mismatch, is not retried.
+ */
+export async function commitFinal(o: {
+  escrow: EscrowClient;
+  sessionId: Hex;
+  n: number;
+  root: bigint;
+  retry: CheckpointPolicy["retry"];
+  log: Logger;
+  prepare: () => Promise<void>;
+}): Promise<TxResult> {
+  const { escrow, sessionId, n, root, log } = o;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await o.prepare();
+      return await escrow.closeSession(sessionId, n, root);
+    } catch (e) {
+      if (e instanceof SessionCloseError || e instanceof CheckpointMismatchError) throw e;
+      const landed = await closedOnChain(escrow, sessionId, n, root);
+      if (landed) return landed;
+      if (attempt >= CLOSE_ATTEMPTS) {
+        throw new SessionCloseError(
+          `closeSession(${sessionId}, ${n}) failed ${attempt} times; call close() again: ${messageOf(e)}`,
+          { cause: e },
+        );
+      }
+      const delayMs = backoffMs(o.retry, attempt);
+      log.log("warn", "close.failed", { sessionId, n, attempt, delayMs, error: messageOf(e) });
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
+}
+
+/** The close transaction when the session is closed at (n, root); undefined when not closed or unreadable. */
+async function closedOnChain(
+  escrow: EscrowClient,
+  sessionId: Hex,
+  n: number,
+  root: bigint,
+): Promise<TxResult | undefined> {
+  let info: SessionInfo;
+  try {
+    info = await escrow.session(sessionId);
+  } catch {
+    return undefined;
+  }
+  if (!info.closed) return undefined;
+  if (info.finalN !== n || info.finalRoot !== root) {
+    const hex = (x: bigint) => `0x${x.toString(16)}`;
+    throw new SessionCloseError(
+      `session ${sessionId} is closed on-chain at n ${info.finalN}, root ${hex(info.finalRoot)}, not at the recorded n ${n}, root ${hex(root)}`,
+    );
+  }
+  try {
+    const client = escrow.chain.publicClient;
+    const [event] = await client.getContractEvents({
+      address: escrow.address,
+      abi: escrow.abi,
+      eventName: "SessionClosed",
+      args: { sessionId },
+      fromBlock: escrow.fromBlock,
+      toBlock: "latest",
+    });
+    const receipt = await client.getTransactionReceipt({ hash: event.transactionHash });
+    return { txHash: event.transactionHash, gasUsed: receipt.gasUsed };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,367 @@
+// The whole `vai` flow as separate processes against a real `hardhat node`: deploy → promise register →
+// (a session recorded through the SDK) → claim file → prove → claim status → verify, and verify catching a
+// tampered manifest or key. Two proofs (aap4_n8). Then `vai node` itself, and the default path.
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { keccak256, parseEther, toHex, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EscrowClient, privateKeyWallet, rpcChain, type ChainHandle } from "../../sdk/chain.js";
+import { Session } from "../../sdk/session.js";
+import { TraceStore } from "../../sdk/store.js";
+import { loadManifest } from "../../prover/artifacts.js";
+import { freePort, startHardhatNode, type HardhatNode } from "../../scripts/lib/hardhat-node.js";
+import { DEV_KEYS, tempWorkspace, vai, vaiInProcess } from "./cli-helpers.js";
+
+const PROFILE = { version: 1, tools: { read: {}, send_email: { target: "to" } } } as const;
+const PROVIDER_KEY = DEV_KEYS[3];
+const provider = privateKeyToAccount(PROVIDER_KEY).address;
+
+let node: HardhatNode;
+let chain: ChainHandle;
+let dir: string;
+let env: Record<string, string>;
+const json = (out: string) => JSON.parse(out) as Record<string, any>;
+const sid = (label: string): Hex => keccak256(toHex(label));
+
+beforeAll(async () => {
+  node = await startHardhatNode();
+  chain = await rpcChain(node.url);
+  const ws = tempWorkspace("zkvai-cli-flow-");
+  dir = ws.dir;
+  env = {
+    ...ws.env,
+    VAI_RPC_URL: node.url,
+    VAI_DEPLOYMENT: join(dir, "deployment.json"),
+    VAI_STORE: join(dir, "store.sqlite"),
+    // The provider signs with a key (the way onto a public chain); the user is the node's 2nd unlocked account.
+    VAI_PRIVATE_KEY: PROVIDER_KEY,
+  };
+});
+
+afterAll(async () => {
+  await node?.stop();
+});
+
+/** A session recorded through the SDK by the provider, into the store the CLI uses. */
+async function recordSession(label: string, recipients: string[]): Promise<Hex> {
+  const deployment = json(readFileSync(env.VAI_DEPLOYMENT, "utf8"));
+  const escrow = await EscrowClient.connect(chain, deployment.escrow, privateKeyWallet(chain, PROVIDER_KEY), {
+    fromBlock: BigInt(deployment.fromBlock),
+  });
+  const store = TraceStore.open(env.VAI_STORE);
+  const sessionId = sid(label);
+  const user = chain.wallets[1].account.address;
+  const rec = await Session.open({
+    store,
+    escrow,
+    sessionId,
+    user,
+    profile: PROFILE,
+    policy: { everyRecords: Infinity, everyMs: Infinity },
+  });
+  rec.append({ kind: "call", tool: "read", args: {}, result: "inbox" });
+  await rec.checkpointNow();
+  for (const to of recipients) rec.append({ kind: "call", tool: "send_email", args: { to }, result: "sent" });
+  await rec.close();
+  store.close();
+  return sessionId;
+}
+
+describe("vai, provider to user, on a hardhat node", () => {
+  let sessionId: Hex;
+  let claimId: string;
+
+  it("deploy writes the deployment file, sending from VAI_PRIVATE_KEY's account", async () => {
+    const r = await vai(["deploy", "--json"], env);
+    expect(r.code, r.err).toBe(0);
+    const d = json(r.out);
+    expect(d).toMatchObject({ chainId: 31337, rpcUrl: node.url, deployer: provider, maxCheckpoints: 4 });
+    expect(d.verifiers.map((v: { circuit: string }) => v.circuit)).toContain("aap4_n8");
+    const manifestSha = createHash("sha256").update(readFileSync("build/manifest.json")).digest("hex");
+    expect(d.manifestSha256).toBe(manifestSha);
+    const { deploymentFile, ...written } = d;
+    expect(deploymentFile).toBe(env.VAI_DEPLOYMENT);
+    expect(json(readFileSync(env.VAI_DEPLOYMENT, "utf8"))).toEqual(written);
+    expect(await chain.publicClient.getCode({ address: d.escrow })).toMatch(/^0x[0-9a-f]{100,}/);
+  });
+
+  it("promise register puts θ in the store; fund and show read it back", async () => {
+    const promiseFile = join(dir, "promise.json");
+    writeFileSync(
+      promiseFile,
+      JSON.stringify({
+        predicate: "AAP-4",
+        params: { outboundTools: ["send_email"], allowlist: ["alice@a.example"] },
+        profile: PROFILE,
+        payout: "1",
+      }),
+    );
+    const r = await vai(["promise", "register", "--file", promiseFile, "--reserve", "2", "--json"], env);
+    expect(r.code, r.err).toBe(0);
+    expect(json(r.out)).toMatchObject({
+      promiseId: "1",
+      predicate: "AAP-4",
+      payout: String(parseEther("1")),
+    });
+
+    const funded = await vaiInProcess(["promise", "fund", "1", "--amount", "0.5", "--json"], env);
+    expect(funded.code, funded.err).toBe(0);
+    const show = await vaiInProcess(["promise", "show", "1", "--json"], env);
+    expect(json(show.out)).toMatchObject({
+      provider,
+      predicate: "AAP-4",
+      reserve: String(parseEther("2.5")),
+      // Every AAP-4 circuit this checkout has built, smallest first (CI builds only the test group).
+      verifiers: Object.entries(loadManifest().circuits)
+        .filter(([, c]) => c.predicate === "AAP-4")
+        .map(([circuit, c]) => ({ circuit, capacity: 2 ** Number(c.params.depth) }))
+        .sort((a, b) => a.capacity - b.capacity),
+      store: { thetaStored: true, thetaMatchesParamsHash: true },
+    });
+  });
+
+  it("session show: every on-chain root is reproduced by the store", async () => {
+    sessionId = await recordSession("violating", ["alice@a.example", "eve@evil.example"]);
+    const r = await vai(["session", "show", sessionId, "--json"], env);
+    expect(r.code, r.err).toBe(0);
+    const s = json(r.out);
+    expect(s).toMatchObject({ closed: true, finalN: 3, store: { records: 3, reproducesAll: true } });
+    expect(s.checkpoints.map((c: { kind: string; n: number }) => [c.kind, c.n])).toEqual([
+      ["checkpoint", 1],
+      ["final", 3],
+    ]);
+  });
+
+  it("claim file (as the user), prove --dry-run sends nothing, prove settles, claim status says so", async () => {
+    const filed = await vai(["claim", "file", sessionId, "--promise", "1", "--bond", "0.1", "--json"], env);
+    expect(filed.code, filed.err).toBe(0);
+    claimId = json(filed.out).claimId;
+    expect(claimId).toBe("1");
+
+    const block = await chain.publicClient.getBlockNumber();
+    const dry = await vai(["prove", claimId, "--dry-run", "--json"], env);
+    expect(dry.code, dry.err).toBe(0);
+    expect(json(dry.out)).toMatchObject({
+      settled: false,
+      circuit: "aap4_n8",
+      verdict: { violated: true, seq: 2 },
+    });
+    expect(dry.err).toMatch(/prove violated with aap4_n8/);
+    expect(await chain.publicClient.getBlockNumber()).toBe(block);
+
+    const user = chain.wallets[1].account.address;
+    const escrow = await EscrowClient.connect(chain, json(readFileSync(env.VAI_DEPLOYMENT, "utf8")).escrow);
+    const before = await escrow.credits(user);
+    const proved = await vai(["prove", claimId, "--json"], env);
+    expect(proved.code, proved.err).toBe(0);
+    expect(json(proved.out)).toMatchObject({ settled: true, beneficiary: user });
+    expect((await escrow.credits(user)) - before).toBe(parseEther("1.1"));
+
+    const status = await vai(["claim", "status", claimId, "--json"], env);
+    expect(json(status.out)).toMatchObject({
+      status: "settled",
+      resolution: { event: "ClaimSettled", violated: true, beneficiary: user },
+    });
+  }, 240_000);
+
+  it("verify: valid against the real manifest", async () => {
+    const r = await vai(["verify", claimId], env);
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(`settlement valid: violation proven for session ${sessionId}, promise 1\n`);
+    // --recompile trusts no build output: the verifier source compiled again must give the on-chain code.
+    const strict = await vaiInProcess(["verify", claimId, "--recompile", "--verbose"], env);
+    expect(strict.code, strict.out).toBe(0);
+    expect(strict.out).toMatch(/✓ compiling that source again with solc 0\.8\.28\S* gives the on-chain code/);
+    expect(strict.out.match(/✓/g)).toHaveLength(9);
+  });
+
+  it("verify: NOT valid, with the reason, against a tampered manifest or key", async () => {
+    const manifest = json(readFileSync("build/manifest.json", "utf8"));
+    const tampered = (name: string, edit: (m: any) => void) => {
+      const copy = structuredClone(manifest);
+      edit(copy);
+      const path = join(dir, `${name}.json`);
+      writeFileSync(path, JSON.stringify(copy));
+      return path;
+    };
+    const vkeyPath = manifest.circuits.aap4_n8.files.vkey.path;
+    // A key whose hash the manifest records faithfully, but which is not the deployed verifier's.
+    const forgedKey = json(readFileSync(vkeyPath, "utf8"));
+    forgedKey.vk_alpha_1 = forgedKey.IC[0];
+    const forgedKeyPath = join(dir, "forged.vkey.json");
+    writeFileSync(forgedKeyPath, JSON.stringify(forgedKey));
+    const forgedSha = createHash("sha256").update(readFileSync(forgedKeyPath)).digest("hex");
+
+    const cases: [string, RegExp][] = [
+      [
+        tampered("vkey-sha", (m) => (m.circuits.aap4_n8.files.vkey.sha256 = "0".repeat(64))),
+        new RegExp(`verification key ${vkeyPath} has sha256 [0-9a-f]{64}, but .*vkey-sha.json records 0{64}`),
+      ],
+      [
+        tampered("verifier", (m) => {
+          m.circuits.aap4_n8.verifierContract = "Verifier_aap4_n16";
+          m.circuits.aap4_n8.files.verifierSol = m.circuits.aap4_n16.files.verifierSol;
+        }),
+        /the on-chain code of verifier 0x[0-9a-fA-F]{40} differs from .*Verifier_aap4_n16.json/,
+      ],
+      [
+        tampered(
+          "forged-key",
+          (m) => (m.circuits.aap4_n8.files.vkey = { path: forgedKeyPath, sha256: forgedSha }),
+        ),
+        /verification key .*forged.vkey.json is not the one hard-coded in contracts\/generated\/Verifier_aap4_n8.sol \(alphax differs\)/,
+      ],
+    ];
+    for (const [i, [path, reason]] of cases.entries()) {
+      // The first through the bin, the others in-process: the same code, without two more process start-ups.
+      const args = ["verify", claimId, "--manifest", path];
+      const r = i === 0 ? await vai(args, env) : await vaiInProcess(args, env);
+      expect(r.code, path).toBe(1);
+      expect(r.out.trim(), path).toMatch(new RegExp(`^settlement NOT valid: ${reason.source}`));
+    }
+  });
+
+  it("claim default pays after the proof window, and verify refuses a claim no proof settled", async () => {
+    const s2 = await recordSession("unanswered", ["alice@a.example"]);
+    const filed = await vaiInProcess(["claim", "file", s2, "--promise", "1", "--bond", "0.2", "--json"], env);
+    expect(filed.code, filed.err).toBe(0);
+    const id = json(filed.out).claimId as string;
+    const early = await vaiInProcess(["claim", "default", id], env);
+    expect(early.code).toBe(1);
+    expect(early.err.trim()).toMatch(/^vai claim default: claimDefault reverted: ProofWindowOpen\(\d+\)$/);
+
+    await chain.testClient.increaseTime({ seconds: 3 * 24 * 3600 });
+    await chain.testClient.mine({ blocks: 1 });
+    const paid = await vaiInProcess(["claim", "default", id, "--json"], env);
+    expect(paid.code, paid.err).toBe(0);
+    expect(json(paid.out)).toMatchObject({
+      beneficiary: chain.wallets[1].account.address,
+      amount: String(parseEther("1.2")),
+    });
+    const status = await vaiInProcess(["claim", "status", id, "--json"], env);
+    expect(json(status.out)).toMatchObject({ status: "defaulted", resolution: { event: "ClaimDefaulted" } });
+    const verified = await vaiInProcess(["verify", id], env);
+    expect(verified.code).toBe(1);
+    expect(verified.out.trim()).toBe(
+      `settlement NOT valid: claim ${id} is defaulted, not settled by a proof`,
+    );
+
+    const retired = await vaiInProcess(["promise", "retire", "1"], env);
+    expect(retired.code, retired.err).toBe(0);
+    expect(json((await vaiInProcess(["promise", "show", "1", "--json"], env)).out).retiredAt).not.toBe("0");
+  });
+});
+
+describe("vai claim withdraw", () => {
+  it("gives the user the bond back from a claim the drained reserve cannot pay", async () => {
+    const promiseFile = join(dir, "thin-promise.json");
+    writeFileSync(
+      promiseFile,
+      JSON.stringify({
+        predicate: "AAP-4",
+        theta: { outboundTools: ["send_email"], allowlist: ["alice@a.example"] },
+        profile: PROFILE,
+        payout: "1",
+      }),
+    );
+    const registered = await vaiInProcess(["promise", "register", "--file", promiseFile, "--json"], env);
+    expect(registered.code, registered.err).toBe(0);
+    const promiseId = json(registered.out).promiseId as string;
+    // Two claims while the reserve (= one payout) can pay; the first one's default drains it.
+    const claims: string[] = [];
+    for (const label of ["thin-1", "thin-2"]) {
+      const s = await recordSession(label, []);
+      const r = await vaiInProcess(
+        ["claim", "file", s, "--promise", promiseId, "--bond", "0.3", "--json"],
+        env,
+      );
+      expect(r.code, r.err).toBe(0);
+      claims.push(json(r.out).claimId);
+    }
+    const early = await vaiInProcess(["claim", "withdraw", claims[1]], env);
+    expect(early.err.trim()).toMatch(/withdrawClaim reverted: ProofWindowOpen/);
+    await chain.testClient.increaseTime({ seconds: 3 * 24 * 3600 });
+    await chain.testClient.mine({ blocks: 1 });
+    expect((await vaiInProcess(["claim", "default", claims[0]], env)).code).toBe(0);
+    // Sent as the provider, who is not the claimant.
+    const notUser = await vaiInProcess(["claim", "withdraw", claims[1], "--as", "provider"], env);
+    expect(notUser.err.trim()).toBe("vai claim withdraw: withdrawClaim reverted: NotUser()");
+    const back = await vaiInProcess(["claim", "withdraw", claims[1], "--json"], env);
+    expect(back.code, back.err).toBe(0);
+    expect(json(back.out)).toMatchObject({
+      claimant: chain.wallets[1].account.address,
+      bond: String(parseEther("0.3")),
+    });
+    const status = await vaiInProcess(["claim", "status", claims[1], "--json"], env);
+    expect(json(status.out)).toMatchObject({ status: "withdrawn", resolution: { event: "ClaimWithdrawn" } });
+  });
+});
+
+describe("vai watch", () => {
+  it("runs the claim watcher until SIGINT, logging JSON lines on stderr", async () => {
+    const child = spawn(process.execPath, ["bin/vai.mjs", "watch", "--poll-ms", "100"], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    let err = "";
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on("data", (d) => {
+        err += d;
+        if (err.includes('"watcher.started"')) resolve();
+      });
+      void exited.then((code) => reject(new Error(`vai watch exited (${code}): ${err}`)));
+    });
+    child.kill("SIGINT");
+    expect(await exited).toBe(0);
+    const events = err
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l).event);
+    expect(events[0]).toBe("watcher.started");
+    expect(events).toContain("watcher.stopped");
+  });
+});
+
+describe("vai node", () => {
+  it("starts a chain, deploys, writes the deployment file, and stops on SIGINT", async () => {
+    const port = await freePort();
+    const deploymentFile = join(dir, "node-deployment.json");
+    const child = spawn(process.execPath, ["bin/vai.mjs", "node", "--port", String(port)], {
+      env: { ...process.env, VAI_DEPLOYMENT: deploymentFile, VAI_CONFIG: env.VAI_CONFIG },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    let out = "";
+    let err = "";
+    child.stderr.on("data", (d) => (err += d));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (d) => {
+        out += d;
+        if (out.includes("Ctrl-C stops it")) resolve();
+      });
+      void exited.then((code) => reject(new Error(`vai node exited (${code}): ${err}`)));
+    });
+    const d = json(readFileSync(deploymentFile, "utf8"));
+    expect(d).toMatchObject({ chainId: 31337, rpcUrl: `http://127.0.0.1:${port}` });
+    expect(out).toContain(`escrow     ${d.escrow}`);
+    // Without VAI_RPC_URL the commands find the node through the deployment file.
+    const show = await vaiInProcess(["promise", "show", "1"], {
+      VAI_DEPLOYMENT: deploymentFile,
+      VAI_CONFIG: env.VAI_CONFIG,
+    });
+    expect(show.err.trim()).toBe("vai promise show: getPromise reverted: UnknownPromise(1)");
+
+    child.kill("SIGINT");
+    expect(await exited).toBe(0);
+    const after = await vaiInProcess(["promise", "show", "1"], {
+      VAI_DEPLOYMENT: deploymentFile,
+      VAI_CONFIG: env.VAI_CONFIG,
+    });
+    expect(after.err).toMatch(/cannot reach a JSON-RPC node/);
+  });
+});

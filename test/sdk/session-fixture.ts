@@ -1,0 +1,129 @@
+// Shared setup for the Session tests: a bare escrow on the in-process chain (no verifiers
+// needed, nothing is proven), fresh stores and session ids, and an EscrowClient whose
+// sends can be made to fail.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { keccak256, toHex, type Address, type Hex } from "viem";
+import {
+  EscrowClient,
+  deployEscrow,
+  deployPoseidon3,
+  embeddedChain,
+  type ChainHandle,
+} from "../../sdk/chain.js";
+import { encodeRecord } from "../../sdk/encoding.js";
+import { commitmentRoot } from "../../sdk/merkle.js";
+import type { EncodingProfile } from "../../sdk/profile.js";
+import { TraceStore } from "../../sdk/store.js";
+
+export const PROFILE: EncodingProfile = {
+  version: 1,
+  tools: {
+    read: {},
+    send_email: { target: "to" },
+    pay: { target: "merchant", amount: { key: "amount", decimals: 2 } },
+    delete_file: { path: "path" },
+  },
+};
+
+/** Fast timers, so retry and time-trigger tests take milliseconds. */
+export const FAST = { everyRecords: 1_000, everyMs: 600_000, retry: { initialMs: 10, maxMs: 40 } };
+
+export interface SessionEnv {
+  chain: ChainHandle;
+  escrow: EscrowClient;
+  user: Address;
+  store(name?: string): TraceStore;
+  path(name: string): string;
+}
+
+export async function sessionEnv(maxCheckpoints = 4): Promise<SessionEnv> {
+  const chain = await embeddedChain();
+  const provider = chain.wallets[0];
+  const poseidon3 = await deployPoseidon3(chain, provider);
+  const deployed = await deployEscrow(chain, provider, { poseidon3: poseidon3.address, maxCheckpoints });
+  const escrow = await EscrowClient.connect(chain, deployed.address, provider);
+  const dir = mkdtempSync(join(tmpdir(), "zkvai-session-"));
+  let n = 0;
+  const path = (name: string) => join(dir, `${name}.sqlite`);
+  return {
+    chain,
+    escrow,
+    user: chain.wallets[1].account.address,
+    path,
+    store: (name = `store-${n++}`) => TraceStore.open(path(name)),
+  };
+}
+
+let ids = 0;
+export const freshId = (label = "s"): Hex =>
+  keccak256(toHex(`${label}:${process.pid}:${ids++}:${Date.now()}`));
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The commitment a prover would compute from the store. */
+export function storedRoot(store: TraceStore, sessionId: Hex): bigint {
+  const s = store.session(sessionId)!;
+  return commitmentRoot(store.records(sessionId).map((r) => encodeRecord(r, s.profile, s.secret).leaf));
+}
+
+export interface Flaky {
+  escrow: EscrowClient;
+  /** Sends of each method so far, failed or not. */
+  attempts: Record<string, number>;
+  /** Most sends of one method in flight at once. */
+  maxInFlight: Record<string, number>;
+  /** Make the next `times` sends of `method` throw before reaching the chain. */
+  fail(method: string, times: number): void;
+  /** Make the next `times` sends of `method` reach the chain, land, and then throw (a lost receipt). */
+  failAfterSend(method: string, times: number): void;
+  /** Delay every send of `method` by ms before it reaches the chain. */
+  slow(method: string, ms: number): void;
+}
+
+/** The real EscrowClient behind a Proxy: sends can fail or be slowed, and are counted. */
+export function flaky(escrow: EscrowClient): Flaky {
+  const failures: Record<string, number> = {};
+  const lostReceipts: Record<string, number> = {};
+  const delays: Record<string, number> = {};
+  const attempts: Record<string, number> = {};
+  const inFlight: Record<string, number> = {};
+  const maxInFlight: Record<string, number> = {};
+  const wrapped = new Proxy(escrow, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (typeof value !== "function") return value;
+      const method = String(prop);
+      if (!["openSession", "checkpoint", "closeSession"].includes(method)) return value.bind(target);
+      return async (...args: unknown[]) => {
+        attempts[method] = (attempts[method] ?? 0) + 1;
+        inFlight[method] = (inFlight[method] ?? 0) + 1;
+        maxInFlight[method] = Math.max(maxInFlight[method] ?? 0, inFlight[method]);
+        try {
+          if (delays[method]) await sleep(delays[method]);
+          if ((failures[method] ?? 0) > 0) {
+            failures[method]--;
+            throw new Error(`injected ${method} failure (RPC unreachable)`);
+          }
+          const result = await value.apply(target, args);
+          if ((lostReceipts[method] ?? 0) > 0) {
+            lostReceipts[method]--;
+            throw new Error(`injected ${method} failure after it landed (receipt lost)`);
+          }
+          return result;
+        } finally {
+          inFlight[method]--;
+        }
+      };
+    },
+  });
+  return {
+    escrow: wrapped,
+    attempts,
+    maxInFlight,
+    fail: (method, times) => void (failures[method] = times),
+    failAfterSend: (method, times) => void (lostReceipts[method] = times),
+    slow: (method, ms) => void (delays[method] = ms),
+  };
+}
