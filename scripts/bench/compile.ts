@@ -1,0 +1,133 @@
+// Constraint counts from compiling an r1cs alone (no wasm, no keys), for capacities whose keys cost too much
+// to set up. Results are cached in build/bench/compiled.json under a key that covers every circuit source,
+// the wrapper and the compiler version, so a rerun only compiles what changed.
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { loadInstances, pkgBin, pkgVersion, rel, ROOT, type Instance } from "../lib/circuit-build.js";
+import { readR1csHeader, runTool, sha256Hex } from "../lib/zkfiles.js";
+
+const CACHE = path.join(ROOT, "build/bench/compiled.json");
+
+export interface CompiledCount {
+  constraints: number;
+  compileSeconds: number;
+  /** Read from build/bench/compiled.json: no compile ran now. */
+  cached?: boolean;
+}
+
+/** The instance-table entry whose template and θ sizes a predicate's bench variants reuse. */
+export async function baseInstance(predicate: string): Promise<Instance> {
+  const table = await loadInstances(path.join(ROOT, "circuits/instances.json"));
+  const inst = table.find((i) => i.predicate === predicate);
+  if (!inst) throw new Error(`no ${predicate} instance in circuits/instances.json`);
+  return inst;
+}
+
+function sourcesHash(): string {
+  const files: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith(".circom")) files.push(p);
+    }
+  };
+  walk(path.join(ROOT, "circuits"));
+  return sha256Hex(
+    files
+      .sort()
+      .map((f) => `${rel(f)}\0${sha256Hex(readFileSync(f))}`)
+      .join("\n"),
+  );
+}
+
+async function loadCache(): Promise<Record<string, CompiledCount>> {
+  if (!existsSync(CACHE)) return {};
+  try {
+    return JSON.parse(await readFile(CACHE, "utf8")) as Record<string, CompiledCount>;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Compiles `template(args)` from `source` to an r1cs and returns its constraint count. `label` names the
+ * scratch folder. The r1cs is deleted afterwards: only the count is kept.
+ */
+export async function compileCount(
+  label: string,
+  source: string,
+  template: string,
+  args: unknown[],
+  publicSignals: string[],
+  onLine?: (line: string) => void,
+  cacheOnly = false,
+): Promise<CompiledCount | undefined> {
+  // Per process: two bench runs compiling the same variant must not share (and delete) one folder.
+  const dir = path.join(ROOT, "build/bench", `${label}.${process.pid}`);
+  const include = path.relative(dir, path.resolve(ROOT, source)).split(path.sep).join("/");
+  const pub = publicSignals.length ? ` {public [${publicSignals.join(", ")}]}` : "";
+  const wrapper =
+    `pragma circom 2.2.3;\ninclude "${include}";\n` +
+    `component main${pub} = ${template}(${args.map((a) => JSON.stringify(a)).join(", ")});\n`;
+  const key = sha256Hex([wrapper, sourcesHash(), pkgVersion("circom2"), "--O2"].join("\n"));
+  const cache = await loadCache();
+  if (cache[key]) return { ...cache[key], cached: true };
+  if (cacheOnly) return undefined;
+
+  await mkdir(dir, { recursive: true });
+  const main = path.join(dir, "main.circom");
+  await writeFile(main, wrapper);
+  const started = performance.now();
+  try {
+    await runTool(
+      process.execPath,
+      [pkgBin("circom2"), rel(main), "--r1cs", "--O2", "-l", "node_modules", "-l", ".", "-o", rel(dir)],
+      { cwd: ROOT, onLine },
+    );
+    const result = {
+      constraints: (await readR1csHeader(path.join(dir, "main.r1cs"))).nConstraints,
+      compileSeconds: (performance.now() - started) / 1000,
+    };
+    // Re-read: another bench step may have added entries meanwhile.
+    const fresh = { ...(await loadCache()), [key]: result };
+    await mkdir(path.dirname(CACHE), { recursive: true });
+    await writeFile(CACHE, JSON.stringify(fresh, null, 2) + "\n");
+    return result;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A predicate's main circuit at capacity 2^depth with `checkpoints` checkpoints, other θ sizes as built. */
+export async function predicateCount(
+  predicate: string,
+  depth: number,
+  checkpoints: number,
+  onLine?: (line: string) => void,
+  cacheOnly = false,
+): Promise<CompiledCount | undefined> {
+  const inst = await baseInstance(predicate);
+  const args = [depth, checkpoints, ...inst.args.slice(2)];
+  const label = `${inst.template}_d${depth}_k${checkpoints}`;
+  return compileCount(label, inst.source, inst.template, args, inst.publicSignals, onLine, cacheOnly);
+}
+
+/** The shared trace commitment alone (leaves, tree, prefix mask, checkpoints): what every predicate pays. */
+export function commitmentCount(
+  depth: number,
+  checkpoints: number,
+  onLine?: (line: string) => void,
+  cacheOnly = false,
+): Promise<CompiledCount | undefined> {
+  return compileCount(
+    `CommittedTrace_d${depth}_k${checkpoints}`,
+    "circuits/gadgets/trace.circom",
+    "CommittedTrace",
+    [depth, checkpoints],
+    [],
+    onLine,
+    cacheOnly,
+  );
+}

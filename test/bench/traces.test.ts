@@ -1,0 +1,43 @@
+// The bench's traces: full length, a realistic mix, and the verdict they are labelled with (the oracle is
+// checked inside benchTraces; these tests make sure it refuses a wrong label and that the mix holds).
+import { describe, expect, it } from "vitest";
+import { BENCH_PREDICATES, benchTraces, recordMix } from "../../scripts/bench/traces.js";
+import { PREDICATES } from "../../sdk/predicates/index.js";
+
+describe("bench traces", () => {
+  for (const predicate of BENCH_PREDICATES) {
+    for (const capacity of [8, 64, 1024]) {
+      it(`${predicate} at ${capacity} records: satisfied and violated, calls mixed with other records`, () => {
+        const t = benchTraces(predicate, capacity);
+        const def = PREDICATES[predicate];
+        const theta = def.parseTheta(t.theta);
+        expect(t.satisfied).toHaveLength(capacity);
+        expect(t.violated).toHaveLength(capacity);
+        expect(t.satisfied.map((r) => r.seq)).toEqual([...Array(capacity).keys()]);
+        expect(def.evaluate(t.satisfied, theta, t.profile).violated).toBe(false);
+        const v = def.evaluate(t.violated, theta, t.profile);
+        expect(v.violated).toBe(true);
+        // The violation sits in the last records, so the whole trace is read before it.
+        expect(v.seq).toBeGreaterThanOrEqual(capacity - 9);
+        const mix = recordMix(t.satisfied);
+        expect(mix.call).toBeGreaterThan(0);
+        if (capacity >= 64)
+          expect(Object.keys(mix).filter((k) => k !== "call").length, JSON.stringify(mix)).toBeGreaterThan(0);
+      });
+    }
+  }
+
+  it("action ids are unique per repetition, so no authorization is consumed twice", () => {
+    const t = benchTraces("AAP-1", 64);
+    // An action id names one invocation: each gated call must carry its own.
+    const ids = t.satisfied
+      .filter((r) => r.kind === "call" && ["delete_file", "exec", "send_money"].includes(r.tool))
+      .map((r) => (r as { actionId: string }).actionId);
+    expect(ids.length).toBeGreaterThan(10);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("refuses an unknown predicate", () => {
+    expect(() => benchTraces("AAP-9", 8)).toThrow(/no bench traces/);
+  });
+});
