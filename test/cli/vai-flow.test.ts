@@ -203,10 +203,10 @@ describe("vai, provider to user, on a hardhat node", () => {
       ],
       [
         tampered("verifier", (m) => {
-          m.circuits.aap4_n8.verifierContract = "Verifier_aap4_n16";
-          m.circuits.aap4_n8.files.verifierSol = m.circuits.aap4_n16.files.verifierSol;
+          m.circuits.aap4_n8.verifierContract = "Verifier_aap1_n4";
+          m.circuits.aap4_n8.files.verifierSol = m.circuits.aap1_n4.files.verifierSol;
         }),
-        /the on-chain code of verifier 0x[0-9a-fA-F]{40} differs from .*Verifier_aap4_n16.json/,
+        /the on-chain code of verifier 0x[0-9a-fA-F]{40} differs from .*Verifier_aap1_n4.json/,
       ],
       [
         tampered(
