@@ -32,7 +32,7 @@ const USAGE = `usage: npx tsx scripts/setup.ts [options]
 
   --force             rebuild every stage even when its cache key matches
   --only <name>       build one instance (other manifest entries are kept)
-  --group <name>      build the instances of one group: test, demo or bench (others are kept)
+  --group <name>      build the instances of one group: test, demo, bench or bench-large (others are kept)
   --instances <file>  instance table to use (default circuits/instances.json)
   --skip-contracts    do not run hardhat compile
 

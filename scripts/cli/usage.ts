@@ -12,7 +12,7 @@ export const CHAIN_FLAGS_HELP = `common options:
 exit codes: 0 done, 1 the operation failed (chain, proof, store), 2 bad input or configuration`;
 
 export const USAGE = {
-  setup: `usage: vai setup [--ptau <file>] [--group test|demo|bench] [--only <circuit>] [--force]
+  setup: `usage: vai setup [--ptau <file>] [--group test|demo|bench|bench-large] [--only <circuit>] [--force]
 
 Builds the circuits of circuits/instances.json (all, one group, or one instance): r1cs, wasm,
 Groth16 keys, a Solidity verifier each, the contracts, and build/manifest.json; then prints the
