@@ -10,7 +10,16 @@ import { commitmentRoot, prefixCommitment } from "../../sdk/merkle.js";
 import type { TraceRecord } from "../../sdk/records.js";
 import { CheckpointLimitError, Session, type CheckpointPolicy } from "../../sdk/session.js";
 import type { TraceStore } from "../../sdk/store.js";
-import { FAST, PROFILE, flaky, freshId, sessionEnv, sleep, type SessionEnv } from "./session-fixture.js";
+import {
+  FAST,
+  PROFILE,
+  flaky,
+  freshId,
+  openSession,
+  sessionEnv,
+  sleep,
+  type SessionEnv,
+} from "./session-fixture.js";
 
 let env: SessionEnv;
 beforeAll(async () => {
@@ -21,18 +30,7 @@ async function open(
   policy: Partial<CheckpointPolicy>,
   extra: Partial<Parameters<typeof Session.open>[0]> = {},
 ): Promise<{ session: Session; sessionId: Hex; store: TraceStore }> {
-  const store = env.store();
-  const sessionId = freshId();
-  const session = await Session.open({
-    store,
-    escrow: env.escrow,
-    sessionId,
-    user: env.user,
-    profile: PROFILE,
-    policy: { ...FAST, ...policy },
-    ...extra,
-  });
-  return { session, sessionId, store };
+  return openSession(env, { policy: { ...FAST, ...policy }, ...extra });
 }
 
 const read = (s: Session, i: number) => s.call("read", { i }, async () => "ok");

@@ -15,6 +15,7 @@ import {
 import { encodeRecord } from "../../sdk/encoding.js";
 import { commitmentRoot } from "../../sdk/merkle.js";
 import type { EncodingProfile } from "../../sdk/profile.js";
+import { Session, type SessionOptions } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 
 export const PROFILE: EncodingProfile = {
@@ -54,6 +55,21 @@ export async function sessionEnv(maxCheckpoints = 4): Promise<SessionEnv> {
     path,
     store: (name = `store-${n++}`) => TraceStore.open(path(name)),
   };
+}
+
+/** A fresh session on `env`'s escrow with PROFILE, a new store and id unless `extra` gives them. */
+export async function openSession(env: SessionEnv, extra: Partial<SessionOptions> = {}) {
+  const store = extra.store ?? env.store();
+  const sessionId = extra.sessionId ?? freshId();
+  const session = await Session.open({
+    store,
+    escrow: env.escrow,
+    sessionId,
+    user: env.user,
+    profile: PROFILE,
+    ...extra,
+  });
+  return { session, sessionId, store };
 }
 
 let ids = 0;

@@ -3,15 +3,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { encodeSlots, KIND } from "../../sdk/encoding.js";
 import { PREDICATES } from "../../sdk/predicates/index.js";
-import {
-  GuardRefusal,
-  RecordWriteError,
-  Session,
-  StoreUnavailableError,
-  type PromiseRef,
-} from "../../sdk/session.js";
+import { GuardRefusal, RecordWriteError, StoreUnavailableError, type PromiseRef } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
-import { FAST, PROFILE, freshId, sessionEnv, type SessionEnv } from "./session-fixture.js";
+import { FAST, PROFILE, openSession, sessionEnv, type SessionEnv } from "./session-fixture.js";
 
 const AAP4: PromiseRef = {
   predicate: "AAP-4",
@@ -32,19 +26,7 @@ beforeAll(async () => {
 });
 
 async function open(promises: PromiseRef[], opts: { guard?: boolean; name?: string } = {}) {
-  const store = env.store(opts.name);
-  const sessionId = freshId();
-  const session = await Session.open({
-    store,
-    escrow: env.escrow,
-    sessionId,
-    user: env.user,
-    profile: PROFILE,
-    policy: FAST,
-    promises,
-    guard: opts.guard ?? true,
-  });
-  return { session, sessionId, store };
+  return openSession(env, { store: env.store(opts.name), policy: FAST, promises, guard: opts.guard ?? true });
 }
 
 function verdict(ref: PromiseRef, store: TraceStore, sessionId: `0x${string}`) {

@@ -15,7 +15,16 @@ import {
   type PromiseRef,
 } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
-import { FAST, PROFILE, flaky, freshId, sessionEnv, storedRoot, type SessionEnv } from "./session-fixture.js";
+import {
+  FAST,
+  PROFILE,
+  flaky,
+  freshId,
+  openSession,
+  sessionEnv,
+  storedRoot,
+  type SessionEnv,
+} from "./session-fixture.js";
 
 let env: SessionEnv;
 beforeAll(async () => {
@@ -34,14 +43,9 @@ const AUTH = {
 
 /** A session with some history, then abandoned: no close, no flush, its store handle left open. */
 async function crashedSession(name: string, opts: { promises?: PromiseRef[]; guard?: boolean } = {}) {
-  const store = env.store(name);
-  const sessionId = freshId(name);
-  const session = await Session.open({
-    store,
-    escrow: env.escrow,
-    sessionId,
-    user: env.user,
-    profile: PROFILE,
+  const { session, sessionId } = await openSession(env, {
+    store: env.store(name),
+    sessionId: freshId(name),
     policy: FAST,
     ...opts,
   });
@@ -119,15 +123,7 @@ describe("Session.recover", () => {
   });
 
   it("stores an on-chain checkpoint the crash kept out of the store", async () => {
-    const store = env.store();
-    const sessionId = freshId();
-    const session = await Session.open({
-      store,
-      escrow: env.escrow,
-      sessionId,
-      user: env.user,
-      profile: PROFILE,
-    });
+    const { session, sessionId, store } = await openSession(env);
     await session.call("read", {}, async () => "a");
     await session.call("read", {}, async () => "b");
     // The transaction landed; the process died before store.addCheckpoint.
@@ -155,15 +151,7 @@ describe("Session.recover", () => {
   });
 
   it("refuses a session closed before the crash, storing its final commitment if the store missed it", async () => {
-    const store = env.store();
-    const sessionId = freshId();
-    const session = await Session.open({
-      store,
-      escrow: env.escrow,
-      sessionId,
-      user: env.user,
-      profile: PROFILE,
-    });
+    const { session, sessionId, store } = await openSession(env);
     await session.call("read", {}, async () => "a");
     // closeSession landed; the process died before store.addCheckpoint.
     await env.escrow.closeSession(sessionId, 1, session.root());
@@ -172,15 +160,7 @@ describe("Session.recover", () => {
   });
 
   it("refuses a closed session, an unknown one, and bad promises", async () => {
-    const store = env.store();
-    const sessionId = freshId();
-    const session = await Session.open({
-      store,
-      escrow: env.escrow,
-      sessionId,
-      user: env.user,
-      profile: PROFILE,
-    });
+    const { session, sessionId, store } = await openSession(env);
     await session.close();
     await expect(recover(store, sessionId)).rejects.toThrow(SessionRecoveryError);
     await expect(recover(store, sessionId)).rejects.toThrow(/is closed/);

@@ -26,6 +26,7 @@ import {
   PROFILE,
   flaky,
   freshId,
+  openSession,
   sessionEnv,
   sleep,
   storedRoot,
@@ -43,16 +44,7 @@ beforeAll(async () => {
 });
 
 async function open(store: TraceStore, extra: Partial<Parameters<typeof Session.open>[0]> = {}) {
-  const sessionId = freshId();
-  const session = await Session.open({
-    store,
-    escrow: env.escrow,
-    sessionId,
-    user: env.user,
-    profile: PROFILE,
-    policy: FAST,
-    ...extra,
-  });
+  const { session, sessionId } = await openSession(env, { store, policy: FAST, ...extra });
   return { session, sessionId };
 }
 
