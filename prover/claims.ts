@@ -8,11 +8,12 @@ import { ClaimStatus, type EscrowClient } from "../sdk/chain.js";
 import { encodeRecord } from "../sdk/encoding.js";
 import { accumulate } from "../sdk/hash.js";
 import { commitmentRoot, prefixCommitment } from "../sdk/merkle.js";
-import { PREDICATES, paramsHashOf, type Verdict } from "../sdk/predicates/index.js";
+import { PREDICATES, paramsHashOf, type PredicateDefinition, type Verdict } from "../sdk/predicates/index.js";
+import type { TraceRecord } from "../sdk/records.js";
 import type { TraceStore } from "../sdk/store.js";
 import { circuitArtifacts, loadManifest } from "./artifacts.js";
 import { prove, verifyLocally, type ProofResult } from "./prove.js";
-import { claimInput } from "./witness.js";
+import { capacityProblem, claimInput, shapeOf } from "./witness.js";
 
 export class TraceMismatchError extends Error {
   override name = "TraceMismatchError";
@@ -111,7 +112,7 @@ export async function prepareClaim(store: TraceStore, escrow: EscrowClient, clai
     throw new ClaimError(`promise ${promiseId}: the stored θ does not hash to the on-chain paramsHash`);
   }
 
-  const circuit = pickCircuit(predicate.id, records.length, checkpoints.length);
+  const circuit = pickCircuit(predicate, records, checkpoints.length);
   const artifacts = circuitArtifacts(circuit.name);
   const { input, verdict } = claimInput({
     records,
@@ -121,7 +122,7 @@ export async function prepareClaim(store: TraceStore, escrow: EscrowClient, clai
     predicate,
     theta,
     context: await escrow.context(sessionId, promiseId),
-    shape: { depth: circuit.depth, checkpoints: circuit.checkpoints },
+    shape: circuit.shape,
   });
   return { claimId, claim, artifacts, input, verdict };
 }
@@ -171,16 +172,24 @@ export async function answerClaim(
   };
 }
 
-/** The smallest built circuit of this predicate that holds the trace and its checkpoints. */
-function pickCircuit(predicate: string, records: number, checkpoints: number) {
-  const fits = Object.entries(loadManifest().circuits)
-    .filter(([, c]) => c.predicate === predicate)
-    .map(([name, c]) => ({ name, depth: Number(c.params.depth), checkpoints: Number(c.params.checkpoints) }))
-    .filter((c) => 2 ** c.depth >= records && c.checkpoints >= checkpoints)
-    .sort((a, b) => a.depth - b.depth);
+/** The smallest built circuit of this predicate that holds the trace, its checkpoints and its events. */
+function pickCircuit<Theta>(
+  predicate: PredicateDefinition<Theta>,
+  records: readonly TraceRecord[],
+  checkpoints: number,
+) {
+  const built = Object.entries(loadManifest().circuits)
+    .filter(([, c]) => c.predicate === predicate.id)
+    .map(([name, c]) => ({ name, shape: shapeOf(c.params) }))
+    .sort((a, b) => a.shape.depth - b.shape.depth || (a.shape.events ?? 0) - (b.shape.events ?? 0));
+  const fits = built.filter((c) => capacityProblem(predicate, records, checkpoints, c.shape) === null);
   if (!fits.length) {
+    const largest = built.at(-1);
+    const why = largest
+      ? ` (the largest, ${largest.name}: ${capacityProblem(predicate, records, checkpoints, largest.shape)})`
+      : "";
     throw new ClaimError(
-      `no ${predicate} circuit holds ${records} records and ${checkpoints} checkpoints; build a larger instance`,
+      `no built ${predicate.id} circuit holds ${records.length} records and ${checkpoints} checkpoints${why}; build a larger instance`,
     );
   }
   return fits[0];

@@ -13,6 +13,37 @@ export interface TraceShape {
   depth: number;
   /** Checkpoint slots in the circuit. */
   checkpoints: number;
+  /** Grant/revoke slots of the circuit's event log (AAP-2, AAP-4), when it has one. */
+  events?: number;
+}
+
+/** A circuit instance's shape, from its params in the instance table or the manifest. */
+export function shapeOf(params: Record<string, unknown>): TraceShape {
+  const shape: TraceShape = { depth: Number(params.depth), checkpoints: Number(params.checkpoints) };
+  if (params.events !== undefined) shape.events = Number(params.events);
+  return shape;
+}
+
+/**
+ * Why a circuit of this shape cannot hold the trace, or null when it can. Each limit is part of the
+ * circuit's capacity: past it there is no witness, so the prover says so before trying.
+ */
+export function capacityProblem<Theta>(
+  predicate: PredicateDefinition<Theta>,
+  records: readonly TraceRecord[],
+  checkpoints: number,
+  shape: TraceShape,
+): string | null {
+  const capacity = 2 ** shape.depth;
+  if (records.length > capacity)
+    return `${records.length} records exceed this circuit's capacity of ${capacity}`;
+  if (checkpoints > shape.checkpoints)
+    return `${checkpoints} checkpoints exceed this circuit's ${shape.checkpoints}`;
+  if (shape.events !== undefined && predicate.eventCount) {
+    const { count, what } = predicate.eventCount(records);
+    if (count > shape.events) return `${count} ${what} exceed this circuit's ${shape.events} event slots`;
+  }
+  return null;
 }
 
 export interface Checkpoint {
@@ -74,6 +105,8 @@ export interface ClaimInputSpec<Theta> {
 export function claimInput<Theta>(spec: ClaimInputSpec<Theta>): { input: CircuitInput; verdict: Verdict } {
   const { records, profile, predicate, theta } = spec;
   predicate.checkProfile(theta, profile);
+  const problem = capacityProblem(predicate, records, spec.checkpoints.length, spec.shape);
+  if (problem) throw new WitnessError(problem);
   const encoded = records.map((r) => encodeRecord(r, profile, spec.sessionSecret));
   const verdict = predicate.evaluate(records, theta, profile);
   const input: CircuitInput = {

@@ -25,7 +25,7 @@ import {
   type Status,
 } from "./lib/circuit-build.js";
 import { formatSeconds, Progress } from "./lib/progress.js";
-import { DEV_BANNER, ptauStepCount, resolvePtau } from "./lib/ptau.js";
+import { DEV_BANNER, DEV_DIRECT_PATH, ptauStepCount, resolvePtau } from "./lib/ptau.js";
 import { runTool, sha256File, writeFileAtomic } from "./lib/zkfiles.js";
 
 const USAGE = `usage: npx tsx scripts/setup.ts [options]
@@ -88,7 +88,8 @@ function entryFor(b: Built, ptauSha: string): CircuitEntry {
     },
     verifierContract: `Verifier_${b.inst.name}`,
     zkeyContributions: s.contributions ?? [],
-    // Phase 2 always has exactly one local contribution here; a real deployment needs an MPC.
+    // Dev keys have no contribution (δ = 1, and τ is public anyway); keys on VAI_PTAU get one local
+    // contribution. Either way a real deployment needs a multi-party phase 2 (docs/CEREMONY.md).
     insecureDevSetup: true,
   };
 }
@@ -116,7 +117,8 @@ async function writeManifest(
     } else circuits[name] = entry;
   }
   for (const b of built) circuits[b.inst.name] = entryFor(b, ptau.sha256);
-  const ptauPath = rel(ptau.file).startsWith("..") ? ptau.file : rel(ptau.file);
+  const ptauPath =
+    ptau.file === DEV_DIRECT_PATH || rel(ptau.file).startsWith("..") ? ptau.file : rel(ptau.file);
   const body = {
     version: 1 as const,
     tools,
@@ -161,11 +163,15 @@ function printSummary(manifest: Manifest, built: Built[], started: number): void
   out.push("", `ptau: ${p.path} (2^${p.power}, ${p.source}, sha256 ${p.sha256.slice(0, 12)})`);
   out.push(`manifest: ${MANIFEST_PATH}, total ${formatSeconds(Date.now() - started)}`);
   if (p.source === "generated-dev") out.push(DEV_BANNER);
-  else if (p.insecure)
-    out.push("WARNING: ptau provenance not vouched for (set VAI_PTAU_TRUSTED=1 for a public ceremony file).");
-  out.push(
-    "WARNING: each zkey has a single local phase-2 contribution: development setup, insecure for real money.",
-  );
+  else {
+    if (p.insecure)
+      out.push(
+        "WARNING: ptau provenance not vouched for (set VAI_PTAU_TRUSTED=1 for a public ceremony file).",
+      );
+    out.push(
+      "WARNING: each zkey has a single local phase-2 contribution: development setup, insecure for real money.",
+    );
+  }
   console.log(out.join("\n"));
 }
 
@@ -261,10 +267,7 @@ async function build(
   }
 
   const needPower = Math.max(...built.map((b) => b.state.power ?? 0));
-  const previous = await readJson<Manifest>(path.join(ROOT, MANIFEST_PATH));
-  const preferred =
-    previous?.ptau?.source === "generated-dev" ? path.resolve(ROOT, previous.ptau.path) : undefined;
-  const ptau = await resolvePtau({ root: ROOT, needPower, progress, preferred });
+  const ptau = await resolvePtau({ root: ROOT, needPower, progress });
 
   for (const b of built) {
     b.status = await setupZkey(b.inst, pathsFor(b.inst.name), b.state, ptau, tools, progress, force);

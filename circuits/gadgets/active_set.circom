@@ -12,25 +12,33 @@ include "constants.circom";
 //     namespace with value v, state := (record j is a grant)
 // A record affects only records after it (j < I, strictly), so a grant never
 // covers the call it is recorded at or anything before.
-// Cost: SetEvents 9 per record; ActiveAt 3 + IsInSet(P) + 3 per earlier record
-// (the O(N^2) scan; fine at these capacities).
+//
+// Cost is linear in the trace: the events are first compacted, in record order,
+// into E slots (EventLog), and each query scans the E slots, not the N records.
+// A trace with more than E events of the namespace has no witness: the instance's
+// `events` parameter is part of its capacity, like its record count (the prover
+// checks it first and says so). docs/SOUNDNESS.md, "Event compaction", has the
+// argument.
+// Cost: SetEvents 9 per record; EventLog 3E + 3 per record; ActiveIn 4E + 3 +
+// IsInSet(P) per query.
 
-// Per record j: event[j] = value[j] when record j is a real (active) grant or
-// revoke of namespace NS, else 0; grant[j] = 1 iff record j is a grant (of any
-// namespace; read only where event[j] != 0). A grant/revoke whose value is 0
-// yields event 0, which matches no query (queries of 0 are never active).
+// Per record j: change[j] = 1 iff record j is a real (active) grant or revoke of
+// namespace NS; event[j] = value[j] when change[j], else 0; grant[j] = 1 iff
+// record j is a grant (of any namespace; read only where change[j] = 1). A
+// grant/revoke whose value is 0 yields event 0, which matches no query (queries
+// of 0 are never active).
 template SetEvents(N, NS) {
     signal input active[N];
     signal input kind[N];
     signal input tool[N];
     signal input value[N];
+    signal output change[N];
     signal output event[N];
     signal output grant[N];
 
     signal isRevoke[N];
     signal isNamespace[N];
     signal live[N];
-    signal change[N];
     for (var j = 0; j < N; j++) {
         grant[j] <== IsEqual()([kind[j], KIND_GRANT()]);
         isRevoke[j] <== IsEqual()([kind[j], KIND_REVOKE()]);
@@ -42,29 +50,92 @@ template SetEvents(N, NS) {
     }
 }
 
-// out = active(value, I) as above, over the events of SetEvents(N, ·);
-// present = (value != 0). I in [0, N]. The initial set may be padded with 0:
-// a query of 0 is never active, whatever the padding.
-template ActiveAt(N, P, I) {
-    assert(I >= 0 && I <= N);
-    signal input value;
-    signal input initial[P];
+// The events of SetEvents(N, ·), compacted in record order: slot k holds the
+// (k+1)-th event (value[k], granted[k] = 1 for a grant), and value[k] = granted[k]
+// = 0 for k at or past the number of events. before[i][k] = 1 iff slot k holds an
+// event of a record j < i, which is k < cnt[i], cnt[i] = Σ_{j<i} change[j]:
+// events are numbered in record order, so that is exactly "recorded before i".
+// Assumes change[] boolean and event[j] = 0 where change[j] = 0 (SetEvents).
+// onehot[i] is the one-hot of cnt[i] over 0..E: booleans summing to 1 whose
+// weighted sum is cnt[i], so it exists iff cnt[i] <= E, and then it is unique.
+// An event record with cnt[i] = E would have no slot: change[i] * onehot[i][E] = 0
+// refuses it, so every event has its slot or there is no witness.
+template EventLog(N, E) {
+    assert(E >= 1);
+    signal input change[N];
     signal input event[N];
     signal input grant[N];
+    signal output value[E];
+    signal output granted[E];
+    signal output before[N][E];
+
+    signal onehot[N][E + 1];
+    signal isGrant[N];
+    signal slotValue[N][E];
+    signal slotGrant[N][E];
+    var cnt = 0;
+    var values[E];
+    var grants[E];
+    for (var k = 0; k < E; k++) {
+        values[k] = 0;
+        grants[k] = 0;
+    }
+    for (var i = 0; i < N; i++) {
+        var ones = 0;
+        var weighted = 0;
+        for (var k = 0; k <= E; k++) {
+            onehot[i][k] <-- cnt == k ? 1 : 0;
+            onehot[i][k] * (onehot[i][k] - 1) === 0;
+            ones += onehot[i][k];
+            weighted += k * onehot[i][k];
+        }
+        ones === 1;
+        weighted === cnt;
+        change[i] * onehot[i][E] === 0;
+
+        isGrant[i] <== change[i] * grant[i];
+        var later = onehot[i][E];
+        for (var k = E - 1; k >= 0; k--) {
+            // A record that is not an event contributes 0: its event and isGrant are 0.
+            slotValue[i][k] <== onehot[i][k] * event[i];
+            slotGrant[i][k] <== onehot[i][k] * isGrant[i];
+            values[k] += slotValue[i][k];
+            grants[k] += slotGrant[i][k];
+            before[i][k] <== later;
+            later += onehot[i][k];
+        }
+        cnt += change[i];
+    }
+    for (var k = 0; k < E; k++) {
+        value[k] <== values[k];
+        granted[k] <== grants[k];
+    }
+}
+
+// out = active(value, I) as above, for the record I whose row of EventLog's
+// before[][] is given; present = (value != 0). The initial set may be padded with
+// 0: a query of 0 is never active, whatever the padding or the empty slots.
+// Assumes granted[] and before[] boolean (EventLog).
+template ActiveIn(E, P) {
+    signal input value;
+    signal input initial[P];
+    signal input slot[E];
+    signal input granted[E];
+    signal input before[E];
     signal output present;
     signal output out;
 
     signal absent <== IsZero()(value);
     present <== 1 - absent;
 
-    // state[j]: the running state after records 0..j-1. Arrays are sized I + 1 so
-    // that I = 0 declares no zero-size array; hit[I] stays unused.
-    signal state[I + 1];
-    signal hit[I + 1];
+    signal state[E + 1];
+    signal same[E];
+    signal hit[E];
     state[0] <== IsInSet(P)(value, initial);
-    for (var j = 0; j < I; j++) {
-        hit[j] <== IsEqual()([event[j], value]);
-        state[j + 1] <== state[j] + hit[j] * (grant[j] - state[j]);
+    for (var k = 0; k < E; k++) {
+        same[k] <== IsEqual()([slot[k], value]);
+        hit[k] <== same[k] * before[k];
+        state[k + 1] <== state[k] + hit[k] * (granted[k] - state[k]);
     }
-    out <== present * state[I];
+    out <== present * state[E];
 }

@@ -13,10 +13,11 @@ include "../predicates/aap2_scope.circom";
 //   checkpointAcc  the fold of every on-chain checkpoint (P1)
 //   paramsHash     the promise's θ hash (P5)
 //   outcome        1 = violated, 0 = satisfied; computed here, not chosen (P2)
-// D: capacity 2^D records; K: checkpoints; T: scoped tools; P: allowed prefixes.
+// D: capacity 2^D records; K: checkpoints; T: scoped tools; P: allowed prefixes;
+// E: scope grant/revoke events the trace may hold (EventLog).
 // pathWitness[i]: record i's path ancestors a_0..a_PREFIX_DEPTH and full path hash
 // (sdk/paths.ts pathWitness); checked against the record's slot where it matters.
-template Aap2ScopeMain(D, K, T, P) {
+template Aap2ScopeMain(D, K, T, P, E) {
     var N = 1 << D;
     var S = slotCount();
     var W = PREFIX_DEPTH() + 2;
@@ -65,11 +66,15 @@ template Aap2ScopeMain(D, K, T, P) {
         events.tool[i] <== slots[i][SLOT_TOOL()];
         events.value[i] <== slots[i][SLOT_TARGET0()];
     }
+    component eventLog = EventLog(N, E);
+    eventLog.change <== events.change;
+    eventLog.event <== events.event;
+    eventLog.grant <== events.grant;
 
     component record[N];
     signal violations[N];
     for (var i = 0; i < N; i++) {
-        record[i] = Aap2RecordViolation(N, T, P, i);
+        record[i] = Aap2RecordViolation(T, P, E);
         record[i].active <== trace.active[i];
         record[i].kind <== slots[i][SLOT_KIND()];
         record[i].tool <== slots[i][SLOT_TOOL()];
@@ -77,8 +82,9 @@ template Aap2ScopeMain(D, K, T, P) {
         record[i].path <== pathWitness[i];
         record[i].tools <== tools;
         record[i].prefixes <== prefixes;
-        record[i].event <== events.event;
-        record[i].grant <== events.grant;
+        record[i].slot <== eventLog.value;
+        record[i].granted <== eventLog.granted;
+        record[i].before <== eventLog.before[i];
         violations[i] <== record[i].violated;
     }
     signal violated <== AnyOf(N)(violations);

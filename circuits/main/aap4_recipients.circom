@@ -13,8 +13,9 @@ include "../predicates/aap4_recipients.circom";
 //   checkpointAcc  the fold of every on-chain checkpoint (P1)
 //   paramsHash     the promise's θ hash (P5)
 //   outcome        1 = violated, 0 = satisfied; computed here, not chosen (P2)
-// D: capacity 2^D records; K: checkpoints; T: outbound tools; A: allowlist size.
-template Aap4RecipientsMain(D, K, T, A) {
+// D: capacity 2^D records; K: checkpoints; T: outbound tools; A: allowlist size;
+// E: recipient grant/revoke events the trace may hold (EventLog).
+template Aap4RecipientsMain(D, K, T, A, E) {
     var N = 1 << D;
     var S = slotCount();
     signal input context;
@@ -61,19 +62,24 @@ template Aap4RecipientsMain(D, K, T, A) {
         events.tool[i] <== slots[i][SLOT_TOOL()];
         events.value[i] <== slots[i][SLOT_TARGET0()];
     }
+    component eventLog = EventLog(N, E);
+    eventLog.change <== events.change;
+    eventLog.event <== events.event;
+    eventLog.grant <== events.grant;
 
     component record[N];
     signal violations[N];
     for (var i = 0; i < N; i++) {
-        record[i] = Aap4RecordViolation(N, T, A, i);
+        record[i] = Aap4RecordViolation(T, A, E);
         record[i].active <== trace.active[i];
         record[i].kind <== slots[i][0];
         record[i].tool <== slots[i][1];
         record[i].targets <== [slots[i][5], slots[i][6]];
         record[i].tools <== tools;
         record[i].allow <== allow;
-        record[i].event <== events.event;
-        record[i].grant <== events.grant;
+        record[i].slot <== eventLog.value;
+        record[i].granted <== eventLog.granted;
+        record[i].before <== eventLog.before[i];
         violations[i] <== record[i].violated;
     }
     signal violated <== AnyOf(N)(violations);

@@ -15,12 +15,12 @@ include "../gadgets/active_set.circom";
 // a missing path violates. The prover supplies the path witness (a_0..a_4, c_full);
 // for a checked call with a digest it must hash to the slot, so by collision
 // resistance a_d is the path's real depth-d ancestor hash (0 past its depth).
-// The call is covered iff some a_d != 0 is active at I (ActiveAt over the scope
-// grant/revoke events, starting from θ's prefixes). For every other record the
+// The call is covered iff some a_d != 0 is active at I (ActiveIn over the scope
+// grant/revoke events compacted by EventLog, starting from θ's prefixes). For every other record the
 // witness is free and unused: the verdict never reads it.
 // Prefix padding with 0 is safe: ActiveAt never reports 0 as active; tool padding
 // with 0 is safe: a real tool hash is never 0.
-template Aap2RecordViolation(N, T, P, I) {
+template Aap2RecordViolation(T, P, E) {
     var W = PREFIX_DEPTH() + 2;
     signal input active;
     signal input kind;
@@ -29,8 +29,9 @@ template Aap2RecordViolation(N, T, P, I) {
     signal input path[W];
     signal input tools[T];
     signal input prefixes[P];
-    signal input event[N];
-    signal input grant[N];
+    signal input slot[E];
+    signal input granted[E];
+    signal input before[E];
     signal output violated;
 
     signal isCall <== IsEqual()([kind, KIND_CALL()]);
@@ -46,11 +47,12 @@ template Aap2RecordViolation(N, T, P, I) {
     signal ok[PREFIX_DEPTH() + 1];
     component scope[PREFIX_DEPTH() + 1];
     for (var d = 0; d <= PREFIX_DEPTH(); d++) {
-        scope[d] = ActiveAt(N, P, I);
+        scope[d] = ActiveIn(E, P);
         scope[d].value <== path[d];
         scope[d].initial <== prefixes;
-        scope[d].event <== event;
-        scope[d].grant <== grant;
+        scope[d].slot <== slot;
+        scope[d].granted <== granted;
+        scope[d].before <== before;
         ok[d] <== scope[d].out;
     }
     signal allowed <== AnyOf(PREFIX_DEPTH() + 1)(ok);

@@ -10,18 +10,20 @@ include "../gadgets/active_set.circom";
 // Record I (a real (active), executed (kind = CALL) call to a tool in `tools`)
 // violates if any present target (slot != 0) is not active at I: the allowed set
 // starts as `allow` and the recipient grant/revoke events before I (SetEvents,
-// namespace "recipient") add and remove values (ActiveAt, active_set.circom).
+// namespace "recipient", compacted by EventLog; `before` is I's row) add and
+// remove values (ActiveIn, active_set.circom).
 // θ padding with 0 is safe: tool and target hashes of real strings are never 0,
 // and ActiveAt never reports 0 as active; absent targets (0) are skipped.
-template Aap4RecordViolation(N, T, A, I) {
+template Aap4RecordViolation(T, A, E) {
     signal input active;
     signal input kind;
     signal input tool;
     signal input targets[2];
     signal input tools[T];
     signal input allow[A];
-    signal input event[N];
-    signal input grant[N];
+    signal input slot[E];
+    signal input granted[E];
+    signal input before[E];
     signal output violated;
 
     signal isCall <== IsEqual()([kind, KIND_CALL()]);
@@ -33,11 +35,12 @@ template Aap4RecordViolation(N, T, A, I) {
     signal off[2];
     component listed[2];
     for (var j = 0; j < 2; j++) {
-        listed[j] = ActiveAt(N, A, I);
+        listed[j] = ActiveIn(E, A);
         listed[j].value <== targets[j];
         listed[j].initial <== allow;
-        listed[j].event <== event;
-        listed[j].grant <== grant;
+        listed[j].slot <== slot;
+        listed[j].granted <== granted;
+        listed[j].before <== before;
         off[j] <== listed[j].present - listed[j].out;
     }
     signal offAny <== off[0] + off[1] - off[0] * off[1];

@@ -47,13 +47,18 @@ function repetition(records: readonly TraceRecord[], k: number): TraceRecord[] {
   );
 }
 
-/** Repeats the blocks in turn until `length` records, then renumbers seq and ts from 0. */
+/**
+ * `once` first, then the blocks in turn until `length` records, then renumbers seq and ts from 0.
+ * Grants and revokes go in `once` (and the tail): a session changes its permissions a few times, not
+ * once per tool call, and the AAP-2/AAP-4 circuits hold a fixed number of them (their `events`).
+ */
 function fill(
   blocks: readonly TraceRecord[][],
   length: number,
   tail: readonly TraceRecord[] = [],
+  once: readonly TraceRecord[] = [],
 ): TraceRecord[] {
-  const out: TraceRecord[] = [];
+  const out: TraceRecord[] = repetition(once, -2);
   const want = Math.max(0, length - tail.length);
   for (let k = 0; out.length < want; k++) out.push(...repetition(blocks[k % blocks.length], k));
   out.length = want;
@@ -101,17 +106,14 @@ const BUILDERS: Record<string, Builder> = {
   },
   "AAP-2": (capacity) => {
     const base = fixture("aap-2/compliant.json");
-    const filler = [
-      withApprovals(base.records, "write_file"),
-      fixture("aap-2/grant-then-call.json").records,
-      fixture("aap-2/blocked-call.json").records,
-    ];
+    const granted = fixture("aap-2/grant-then-call.json").records;
+    const filler = [withApprovals(base.records, "write_file"), fixture("aap-2/blocked-call.json").records];
     const tail = fixture("aap-2/grant-then-revoke-then-call.json").records;
     return {
       theta: base.theta,
       profile: base.profile,
-      satisfied: fill(filler, capacity),
-      violated: fill(filler, capacity, tail),
+      satisfied: fill(filler, capacity, [], granted),
+      violated: fill(filler, capacity, tail, granted),
       sources: [
         "aap-2/compliant.json",
         "aap-2/grant-then-call.json",
@@ -171,12 +173,14 @@ const BUILDERS: Record<string, Builder> = {
         result: "sent",
       },
     ];
-    const filler = [satisfiedRun, withApprovals(grant, "send_email")];
+    // The grant comes once; later blocks send to the granted address again.
+    const filler = [satisfiedRun, withApprovals(grant.slice(1), "send_email")];
+    const once = withApprovals(grant, "send_email");
     return {
       theta: { outboundTools: promise.egress_tools, allowlist: promise.recipient_allowlist },
       profile: { version: 1, tools },
-      satisfied: fill(filler, capacity),
-      violated: fill(filler, capacity, violatedRun),
+      satisfied: fill(filler, capacity, [], once),
+      violated: fill(filler, capacity, violatedRun, once),
       sources: [
         "vai-agentdojo/promises.json (promise-10)",
         "vai-agentdojo/runs/case_eedcb06d….jsonl",

@@ -9,7 +9,7 @@ import { parseProfile, type EncodingProfile } from "../../sdk/profile.js";
 import { parseRecord, type TraceRecord } from "../../sdk/records.js";
 import { circuitArtifacts, loadManifest } from "../../prover/artifacts.js";
 import { prove, releaseProver, verifyLocally } from "../../prover/prove.js";
-import { claimInput } from "../../prover/witness.js";
+import { capacityProblem, claimInput, shapeOf } from "../../prover/witness.js";
 import { Progress } from "../lib/progress.js";
 
 export const CHECK_USAGE = `usage: vai check --promise <promise.json> --trace <records.jsonl> [--prove]
@@ -154,7 +154,7 @@ async function proveLocally(
   records: readonly TraceRecord[],
 ) {
   const candidates = Object.entries(loadManifest().circuits)
-    .filter(([, c]) => c.predicate === def.id && 2 ** Number(c.params.depth) >= records.length)
+    .filter(([, c]) => c.predicate === def.id && capacityProblem(def, records, 0, shapeOf(c.params)) === null)
     .sort(([, a], [, b]) => Number(a.params.depth) - Number(b.params.depth));
   if (!candidates.length) {
     throw new InputError(
@@ -171,7 +171,7 @@ async function proveLocally(
     predicate: def,
     theta,
     context: 0n,
-    shape: { depth: Number(entry.params.depth), checkpoints: Number(entry.params.checkpoints) },
+    shape: shapeOf(entry.params),
   });
   // stdout carries the JSON result; progress goes to stderr.
   const progress = new Progress({ total: 1, stream: process.stderr });

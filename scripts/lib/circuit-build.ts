@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import * as snarkjs from "snarkjs";
 import type { ZkeyContribution } from "../../prover/artifacts.js";
 import type { Progress } from "./progress.js";
+import { writeDevZkey } from "./devzkey.js";
 import { snarkLogger, type PtauChoice } from "./ptau.js";
 import {
   readR1csHeader,
@@ -291,8 +292,9 @@ export async function setupZkey(
   const key = sha256Hex(
     Buffer.concat([await readFile(p.r1cs), Buffer.from(`\n${ptau.sha256}\nsnarkjs ${tools.snarkjs}`)]),
   );
+  const dev = ptau.source === "generated-dev";
   const labels = [
-    `groth16 setup ${inst.name}`,
+    dev ? `INSECURE dev zkey ${inst.name} (direct from the public τ)` : `groth16 setup ${inst.name}`,
     `zkey contribute ${inst.name}`,
     `export vkey+verifier ${inst.name}`,
   ];
@@ -314,31 +316,37 @@ export async function setupZkey(
     try {
       await progress
         .step(labels[0], async (h) => {
+          if (dev) return writeDevZkey(p.r1cs, initial, { onProgress: (m) => h.note(m) });
           const r = await snarkjs.zKey.newZKey(p.r1cs, ptau.file, initial, snarkLogger(h, errors));
           // newZKey reports problems (ptau too small, not prepared) by logging and returning -1.
           if (r === -1) throw new Error("snarkjs zkey new returned an error");
         })
         .catch((e) => fail(labels[0], e));
-      const hash = await progress
-        .step(labels[1], async (h) => {
-          const name = "zkVAI local dev phase-2 contribution";
-          const entropy = randomBytes(64).toString("hex");
-          const r = (await snarkjs.zKey.contribute(
-            initial,
-            contributed,
-            name,
-            entropy,
-            snarkLogger(h, errors),
-          )) as Uint8Array;
-          return { name, hash: Buffer.from(r).toString("hex") };
-        })
-        .catch((e) => fail(labels[1], e));
-      await rename(contributed, p.zkey);
+      // A contribution to a key on a public τ would add cost and randomness, not security: dev keys stay
+      // deterministic (the same r1cs gives the same key everywhere).
+      if (dev) progress.skip(labels[1], "none: INSECURE dev key (δ = 1)");
+      const hash = dev
+        ? undefined
+        : await progress
+            .step(labels[1], async (h) => {
+              const name = "zkVAI local dev phase-2 contribution";
+              const entropy = randomBytes(64).toString("hex");
+              const r = (await snarkjs.zKey.contribute(
+                initial,
+                contributed,
+                name,
+                entropy,
+                snarkLogger(h, errors),
+              )) as Uint8Array;
+              return { name, hash: Buffer.from(r).toString("hex") };
+            })
+            .catch((e) => fail(labels[1], e));
+      await rename(dev ? initial : contributed, p.zkey);
       Object.assign(state, {
         zkeyKey: key,
         zkeySha: await sha256File(p.zkey),
         ptauSha256: ptau.sha256,
-        contributions: [hash],
+        contributions: hash ? [hash] : [],
       });
       await saveState(p, state);
       status = "built";

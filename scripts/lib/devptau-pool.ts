@@ -18,6 +18,7 @@ export const windowCount = (w: number): number => Math.ceil(SCALAR_BITS / w);
  * standard-form field elements.
  * geometric: s_i = first · ratio^i.
  * lagrange:  s_i = ω^(start+i) · (c / (τ − ω^(start+i)) − tail), with omegaStart = ω^start.
+ * explicit:  s_i given, `count` scalars of 32 bytes each (the dev zkey's sums over the r1cs).
  */
 export type PointJob = { group: Group; count: number; offset: number } & (
   | { kind: "geometric"; first: Uint8Array; ratio: Uint8Array }
@@ -29,6 +30,7 @@ export type PointJob = { group: Group; count: number; offset: number } & (
       c: Uint8Array;
       tail: Uint8Array;
     }
+  | { kind: "explicit"; scalars: Uint8Array }
 );
 
 /**

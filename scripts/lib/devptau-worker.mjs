@@ -107,6 +107,10 @@ function loadTable({ group, w, windows, shared }) {
 /** Fills `count` scalars (standard form, little-endian) at `out`. See devptau.ts for the formulas. */
 function scalars(job, out) {
   const { count } = job;
+  if (job.kind === "explicit") {
+    u8().set(job.scalars, out);
+    return;
+  }
   if (job.kind === "geometric") {
     const ratio = alloc(FR);
     setScalar(out, job.first);

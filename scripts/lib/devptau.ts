@@ -37,8 +37,8 @@ export function devToxicWaste(seed = DEV_PTAU_SEED): { tau: bigint; alpha: bigin
   return { tau: derive("tau"), alpha: derive("alpha"), beta: derive("beta") };
 }
 
-const mod = (x: bigint) => ((x % R) + R) % R;
-function pow(b: bigint, e: bigint): bigint {
+export const mod = (x: bigint) => ((x % R) + R) % R;
+export function pow(b: bigint, e: bigint): bigint {
   let r = 1n;
   b = mod(b);
   while (e > 0n) {
@@ -48,7 +48,7 @@ function pow(b: bigint, e: bigint): bigint {
   }
   return r;
 }
-const inv = (x: bigint) => pow(x, R - 2n);
+export const inv = (x: bigint) => pow(x, R - 2n);
 
 /** Montgomery's trick: all inverses for one inversion. */
 function batchInverse(xs: bigint[]): bigint[] {
@@ -105,20 +105,35 @@ export interface DevPtauTuning {
   chunk?: number;
 }
 
-/** What ffjavascript's single-threaded bn128 exposes and this file uses. */
-interface SingleThreadCurve {
+/** What ffjavascript's single-threaded bn128 exposes and the dev setup uses. */
+export interface SingleThreadCurve {
   q: bigint;
   Fr: { w: unknown[]; toObject(x: unknown): bigint };
   tm: { code: Uint8Array<ArrayBuffer>; pG1gen: number; pG2gen: number };
+  G1: { batchLEMtoU(points: Uint8Array): Promise<Uint8Array> };
+  G2: { batchLEMtoU(points: Uint8Array): Promise<Uint8Array> };
+}
+
+/**
+ * ffjavascript's bn128, single-threaded (its wasm module goes to our own workers, and it starts no
+ * idle ones of its own), and a pool of point workers on that module.
+ */
+export async function startDevCurve(
+  workers?: number,
+): Promise<{ curve: SingleThreadCurve; pool: DevPtauPool }> {
+  const curve = (await buildBn128WithPlugin(true, devPtauWasmPlugin)) as SingleThreadCurve;
+  const module = await WebAssembly.compile(curve.tm.code);
+  const pool = await DevPtauPool.start(module, { g1gen: curve.tm.pG1gen, g2gen: curve.tm.pG2gen }, workers);
+  return { curve, pool };
 }
 
 /** The points of one section, or of one Lagrange domain inside it. */
-type Run = { group: Group; count: number; offset: number } & (
+export type Run = { group: Group; count: number; offset: number } & (
   | { kind: "geometric"; first: bigint; ratio: bigint }
   | { kind: "lagrange"; omega: bigint; c: bigint; tail: bigint }
 );
 
-const le32 = (x: bigint): Uint8Array => {
+export const le32 = (x: bigint): Uint8Array => {
   const out = new Uint8Array(32);
   for (let i = 0; i < 32; i++, x >>= 8n) out[i] = Number(x & 0xffn);
   return out;
@@ -127,7 +142,7 @@ const le32 = (x: bigint): Uint8Array => {
 /** Chunks of a few hundred kB: small enough to keep every worker busy to the end. */
 const CHUNK_POINTS: Record<Group, number> = { g1: 8192, g2: 4096 };
 
-function chunk(run: Run, tau: bigint, size?: number): PointJob[] {
+export function chunk(run: Run, tau: bigint, size?: number): PointJob[] {
   const jobs: PointJob[] = [];
   const step = size ?? CHUNK_POINTS[run.group];
   for (let start = 0; start < run.count; start += step) {
@@ -172,8 +187,7 @@ export async function writeDevPtau(
   // τ inside a Lagrange domain would put a zero in a denominator; 2^(power+1) holds all the others.
   if (pow(tau, 2n ** BigInt(power + 1)) === 1n)
     throw new Error("dev ptau: this seed puts τ in an FFT domain");
-  // Single-threaded: its wasm module goes to our own workers, and it starts no idle ones of its own.
-  const curve = (await buildBn128WithPlugin(true, devPtauWasmPlugin)) as SingleThreadCurve;
+  const { curve, pool } = await startDevCurve(tuning.workers);
   const omega = (p: number) => curve.Fr.toObject(curve.Fr.w[p]);
   const n = 2 ** power;
 
@@ -216,12 +230,6 @@ export async function writeDevPtau(
     lagrange(15, "g1", beta, power);
   }
 
-  const module = await WebAssembly.compile(curve.tm.code);
-  const pool = await DevPtauPool.start(
-    module,
-    { g1gen: curve.tm.pG1gen, g2gen: curve.tm.pG2gen },
-    tuning.workers,
-  );
   let fd: number | undefined;
   try {
     fd = openSync(file, "w");

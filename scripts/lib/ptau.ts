@@ -1,12 +1,14 @@
-// Powers-of-tau selection for setup: an operator-supplied file (VAI_PTAU) or an INSECURE development
-// file computed from a public τ (devptau.ts). Generated files are reused across runs and circuits.
+// Powers-of-tau selection for setup: an operator-supplied file (VAI_PTAU), or none at all for the
+// INSECURE development setup, whose keys are computed directly from a public τ (devzkey.ts).
 
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { DEV_PTAU_SEED, writeDevPtau } from "./devptau.js";
+import { DEV_PTAU_SEED } from "./devptau.js";
+import { DEV_ZKEY_VERSION } from "./devzkey.js";
 import type { Progress, StepHandle } from "./progress.js";
-import { BN128_Q, readPtauHeader, removeDebris, sha256File, tempName, writeFileAtomic } from "./zkfiles.js";
+import { BN128_Q, readPtauHeader, sha256File, writeFileAtomic } from "./zkfiles.js";
 
 export interface PtauChoice {
   file: string;
@@ -21,10 +23,15 @@ export function ptauStepCount(): number {
   return 1;
 }
 
+/** What the manifest names as the ptau of a development setup, which has no ptau file. */
+export const DEV_DIRECT_PATH = "(none: INSECURE dev keys built directly from the public τ)";
+/** The largest domain of the dev setup: ffjavascript's roots of unity stop at 2^28, and H needs 2n. */
+export const DEV_MAX_POWER = 27;
+
 export const DEV_BANNER = [
   "!".repeat(78),
-  "!! INSECURE DEVELOPMENT SETUP: no VAI_PTAU was given, so the powers of tau are computed from a",
-  "!! PUBLIC τ (scripts/lib/devptau.ts). Anyone can forge proofs against these keys. Never use them",
+  "!! INSECURE DEVELOPMENT SETUP: no VAI_PTAU was given, so the Groth16 keys are computed from a",
+  "!! PUBLIC τ (scripts/lib/devzkey.ts). Anyone can forge proofs against these keys. Never use them",
   "!! for real money. Point VAI_PTAU at a public multi-party ptau (e.g. Hermez / perpetual powers of",
   "!! tau, prepared for phase 2) and run a multi-party phase-2 ceremony for production.",
   "!".repeat(78),
@@ -82,8 +89,6 @@ export async function resolvePtau(options: {
   root: string;
   needPower: number;
   progress: Progress;
-  /** A generated file to reuse if it is large enough (the one the existing manifest names). */
-  preferred?: string;
 }): Promise<PtauChoice> {
   const { root, needPower, progress } = options;
   const hashCache = path.join(root, "build/ptau/sha256-cache.json");
@@ -101,55 +106,21 @@ export async function resolvePtau(options: {
     });
   }
 
-  const dir = path.join(root, "build/ptau");
-  await mkdir(dir, { recursive: true });
-  await removeDebris(dir);
-  const existing = (await readdir(dir))
-    .map((f) => /^INSECURE_dev_pot(\d+)\.ptau$/.exec(f))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => ({ power: Number(m[1]), file: path.join(dir, m[0]) }))
-    .filter((e) => e.power >= needPower)
-    .sort((a, b) => a.power - b.power);
-
+  // No ptau file in development: every key is built directly from the public τ (devzkey.ts), as
+  // snarkjs would build it from the INSECURE dev ptau of that circuit's power. The "sha256" names the
+  // seed and the builder, so keys made by another seed or builder version are rebuilt.
   progress.log(DEV_BANNER);
-  // Prefer the file the current manifest was built with, so `--only` does not switch ptau under the
-  // other circuits' keys.
-  const reuse = existing.find((e) => e.file === options.preferred) ?? existing[0];
-  if (reuse) {
-    progress.skip(
-      `generate INSECURE dev ptau (power ${reuse.power})`,
-      `reusing ${path.relative(root, reuse.file)}`,
-    );
-    const power = await checkPtau(reuse.file, needPower, "generated");
-    return {
-      file: reuse.file,
-      sha256: await cachedSha256(reuse.file, hashCache),
-      power,
-      source: "generated-dev",
-      insecure: true,
-    };
-  }
-
-  const power = needPower;
-  const final = path.join(dir, `INSECURE_dev_pot${power}.ptau`);
-  const temp = tempName(final);
-  try {
-    await progress.step(`generate INSECURE dev ptau 2^${power} from a public τ`, async (h) => {
-      await writeDevPtau(temp, { power, onProgress: (m) => h.note(m) });
-    });
-    await rename(temp, final);
-    const sha256 = await cachedSha256(final, hashCache);
-    await writeFileAtomic(
-      final.replace(/\.ptau$/, ".json"),
-      JSON.stringify(
-        { power, sha256, seed: DEV_PTAU_SEED, createdAt: new Date().toISOString(), insecure: true },
-        null,
-        2,
-      ) + "\n",
-    );
-    return { file: final, sha256, power, source: "generated-dev", insecure: true };
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw new Error(`generating the dev ptau (power ${power}) failed: ${(error as Error).message}`);
-  }
+  progress.skip(
+    "INSECURE dev powers of tau",
+    `none needed: keys are built directly from the public τ (up to 2^${DEV_MAX_POWER})`,
+  );
+  if (needPower > DEV_MAX_POWER)
+    throw new Error(`the circuits need power ${needPower}; the dev setup reaches 2^${DEV_MAX_POWER}`);
+  return {
+    file: DEV_DIRECT_PATH,
+    sha256: createHash("sha256").update(`${DEV_ZKEY_VERSION}\n${DEV_PTAU_SEED}`).digest("hex"),
+    power: DEV_MAX_POWER,
+    source: "generated-dev",
+    insecure: true,
+  };
 }

@@ -42,6 +42,7 @@ import {
 } from "../paths.js";
 import type { EncodingProfile } from "../profile.js";
 import type { TraceRecord } from "../records.js";
+import { namespaceEvents } from "./theta-common.js";
 import { ThetaError, type PredicateDefinition, type Verdict } from "./types.js";
 
 export interface Aap2Theta {
@@ -238,6 +239,8 @@ export const aap2Scope: PredicateDefinition<Aap2Theta> = {
       ...padded(theta.allowPrefixes.map(prefixHash), CAPS.prefixes),
     ];
   },
+
+  eventCount: namespaceEvents("scope"),
 
   evaluate(records, theta, profile): Verdict {
     const scoped = new Set(theta.scopedTools);

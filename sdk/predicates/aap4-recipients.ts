@@ -25,7 +25,7 @@
 import { MALFORMED_TARGET_PREFIX, callTargets } from "../encoding.js";
 import type { GrantToolSpec } from "../import-vai.js";
 import type { EncodingProfile } from "../profile.js";
-import { paddedStrings, pythonRepr, stringList } from "./theta-common.js";
+import { namespaceEvents, paddedStrings, pythonRepr, stringList } from "./theta-common.js";
 import { ThetaError, type PredicateDefinition } from "./types.js";
 
 export interface Aap4Theta {
@@ -189,6 +189,8 @@ export const aap4Recipients: PredicateDefinition<Aap4Theta> = {
       ...paddedStrings(theta.allowlist, CAPS.allowlist),
     ];
   },
+
+  eventCount: namespaceEvents("recipient"),
 
   evaluate(records, theta, profile) {
     const outbound = new Set(theta.outboundTools);

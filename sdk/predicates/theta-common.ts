@@ -1,5 +1,6 @@
 // Small helpers every predicate's θ parsing and encoding share.
 import { stringToField } from "../hash.js";
+import type { TraceRecord } from "../records.js";
 
 /** Strings as field elements, padded with 0 to the circuit's fixed size. */
 export function paddedStrings(list: readonly string[], size: number): bigint[] {
@@ -27,4 +28,18 @@ export function pythonRepr(s: string | undefined): string {
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
   const body = s.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\t/g, "\\t");
   return quote + (quote === "'" ? body.replace(/'/g, "\\'") : body) + quote;
+}
+
+/**
+ * The grant and revoke records of one namespace: what the circuit's event log (EventLog in
+ * circuits/gadgets/active_set.circom) compacts, one slot each, whatever their value.
+ */
+export function namespaceEvents(
+  namespace: string,
+): (records: readonly TraceRecord[]) => { count: number; what: string } {
+  return (records) => ({
+    count: records.filter((r) => (r.kind === "grant" || r.kind === "revoke") && r.namespace === namespace)
+      .length,
+    what: `${namespace} grant/revoke records`,
+  });
 }

@@ -31,6 +31,11 @@ export interface PredicateDefinition<Theta> {
   checkProfile(theta: Theta, profile: EncodingProfile): void;
   thetaVector(theta: Theta): bigint[];
   evaluate(records: readonly TraceRecord[], theta: Theta, profile: EncodingProfile): Verdict;
+  /**
+   * The records the circuit compacts into its event log (AAP-2, AAP-4: grant/revoke records of the
+   * predicate's namespace), which must fit the instance's `events` slots.
+   */
+  eventCount?(records: readonly TraceRecord[]): { count: number; what: string };
   /** The θ part of the circuit's private input. */
   circuitInputs(theta: Theta): Record<string, string[]>;
   /**

@@ -1,6 +1,8 @@
-// The active-at gadget (circuits/gadgets/active_set.circom) shared by AAP-2 and
-// AAP-4: edges, a differential test against a plain TS model, forged witnesses on
-// its running state, and its exact cost.
+// The active-at gadgets (circuits/gadgets/active_set.circom) shared by AAP-2 and
+// AAP-4: SetEvents, the EventLog compaction into E slots and the ActiveIn query.
+// Edges, a trace with more events than slots, a differential test against a plain
+// TS model, forged witnesses on the compaction and the running state, and the
+// exact cost.
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { KIND } from "../../sdk/encoding.js";
@@ -8,39 +10,46 @@ import { compileTestCircuit, forge, signalsMatching, type TestCircuit } from "..
 
 const N = 4;
 const P = 2;
+const E = 3;
 const NS = 7n;
 const OTHER_NS = 8n;
 
-// out[i] / present[i]: ActiveAt(N, P, i) for query[i], i = 0..N, over one SetEvents.
+// out[i] / present[i]: ActiveIn for query[i] at record i, i = 0..N-1, over one
+// SetEvents compacted into E slots.
 const HARNESS = `
-template ActiveSetHarness(N, P, NS) {
+template ActiveSetHarness(N, P, E, NS) {
     signal input active[N];
     signal input kind[N];
     signal input tool[N];
     signal input value[N];
     signal input initial[P];
-    signal input query[N + 1];
-    signal output out[N + 1];
-    signal output present[N + 1];
+    signal input query[N];
+    signal output out[N];
+    signal output present[N];
 
     component events = SetEvents(N, NS);
     events.active <== active;
     events.kind <== kind;
     events.tool <== tool;
     events.value <== value;
+    component eventLog = EventLog(N, E);
+    eventLog.change <== events.change;
+    eventLog.event <== events.event;
+    eventLog.grant <== events.grant;
 
-    component at[N + 1];
-    for (var i = 0; i <= N; i++) {
-        at[i] = ActiveAt(N, P, i);
+    component at[N];
+    for (var i = 0; i < N; i++) {
+        at[i] = ActiveIn(E, P);
         at[i].value <== query[i];
         at[i].initial <== initial;
-        at[i].event <== events.event;
-        at[i].grant <== events.grant;
+        at[i].slot <== eventLog.value;
+        at[i].granted <== eventLog.granted;
+        at[i].before <== eventLog.before[i];
         out[i] <== at[i].out;
         present[i] <== at[i].present;
     }
 }
-component main = ActiveSetHarness(${N}, ${P}, ${NS});`;
+component main = ActiveSetHarness(${N}, ${P}, ${E}, ${NS});`;
 
 interface Rec {
   active: boolean;
@@ -84,25 +93,42 @@ beforeAll(async () => {
   c = await compileTestCircuit("activeset", ["circuits/gadgets/active_set.circom"], HARNESS);
 });
 
-const outs = (w: bigint[]) => Array.from({ length: N + 1 }, (_, i) => w[c.signals.get(`out[${i}]`)!]);
+const outs = (w: bigint[]) => Array.from({ length: N }, (_, i) => w[c.signals.get(`out[${i}]`)!]);
+const isEvent = (r: Rec) => r.active && r.tool === NS && (r.kind === KIND.grant || r.kind === KIND.revoke);
 
-describe("ActiveAt over SetEvents (capacity 4, θ set of 2)", () => {
-  // SetEvents: 3 IsEqual (2 each) + 3 products per record = 9 * 4 = 36.
-  // ActiveAt(I): IsZero 2 + IsInSet(2) 3 + out 1 + per earlier record IsEqual 2 + update 1
-  // = 6 + 3I, summed over I = 0..4: 30 + 30 = 60.
-  it("costs exactly 9 per record plus 6 + 3 per earlier record per query", () => {
-    expect(c.constraints).toBe(9 * N + (N + 1) * 6 + 3 * ((N * (N + 1)) / 2));
+describe(`ActiveIn over EventLog (capacity ${N}, ${E} event slots, θ set of ${P})`, () => {
+  // SetEvents: 3 IsEqual (2 each) + 3 products per record = 9.
+  // EventLog: E + 1 one-hot booleans, the no-slot check, isGrant, 2E slot products = 3E + 3 per record.
+  // ActiveIn: IsZero 2 + IsInSet(P) P + 1 + out 1, and per slot IsEqual 2 + hit 1 + update 1.
+  it("costs exactly 9 + (3E + 3) per record plus (P + 4) + 4E per query", () => {
+    expect(c.constraints).toBe(N * (9 + 3 * E + 3) + N * (P + 4 + 4 * E));
   });
 
   it("a grant affects only later records; a revoke removes a declared value; re-grant restores it", async () => {
     const recs = [rec(KIND.grant, 11n), rec(KIND.revoke, 21n), rec(KIND.revoke, 11n), rec(KIND.grant, 21n)];
-    // active(11, i) for i = 0..4: before the grant, after it, still, revoked, still revoked.
-    let w = await c.witness(input(recs, [21n, 0n], [11n, 11n, 11n, 11n, 11n]));
-    expect(outs(w)).toEqual([0n, 1n, 1n, 0n, 0n]);
-    // active(21, i): declared, declared, revoked, revoked, granted again.
-    w = await c.witness(input(recs, [21n, 0n], [21n, 21n, 21n, 21n, 21n]));
-    expect(outs(w)).toEqual([1n, 1n, 0n, 0n, 1n]);
+    // Only three events fit; the fourth record is a call, so the log holds all of them.
+    const three = recs.slice(0, 3).concat(rec(KIND.call, 11n));
+    // active(11, i) for i = 0..3: before the grant, after it, still, revoked.
+    let w = await c.witness(input(three, [21n, 0n], [11n, 11n, 11n, 11n]));
+    expect(outs(w)).toEqual([0n, 1n, 1n, 0n]);
+    // active(21, i): declared, declared, revoked, revoked.
+    w = await c.witness(input(three, [21n, 0n], [21n, 21n, 21n, 21n]));
+    expect(outs(w)).toEqual([1n, 1n, 0n, 0n]);
     expect(c.firstUnsatisfied(w)).toBe(-1);
+    // The re-grant at record 3 is a fourth event: with three slots the trace has no witness.
+    await expect(c.witness(input(recs, [21n, 0n], [21n, 21n, 21n, 21n]))).rejects.toThrow();
+  });
+
+  it("numbers the events in record order, and fills every slot when E events fit", async () => {
+    const recs = [rec(KIND.call, 5n), rec(KIND.revoke, 13n), rec(KIND.call, 6n), rec(KIND.grant, 12n)];
+    const w = await c.witness(input(recs, [13n, 0n], [13n, 13n, 13n, 12n]));
+    // 13 is revoked at record 1 (slot 0), 12 granted at record 3 (slot 1): neither reaches record 3's query.
+    expect(outs(w)).toEqual([1n, 1n, 0n, 0n]);
+    // Three events in four records fit exactly, whatever their place.
+    const full = [rec(KIND.grant, 12n), rec(KIND.call, 1n), rec(KIND.revoke, 12n), rec(KIND.grant, 13n)];
+    const w2 = await c.witness(input(full, [0n, 0n], [12n, 12n, 12n, 13n]));
+    expect(outs(w2)).toEqual([0n, 1n, 1n, 0n]);
+    expect(c.firstUnsatisfied(w2)).toBe(-1);
   });
 
   it("ignores other namespaces, inactive records, and records that are not grants or revokes", async () => {
@@ -112,35 +138,32 @@ describe("ActiveAt over SetEvents (capacity 4, θ set of 2)", () => {
       rec(KIND.call, 11n),
       rec(KIND.authorization, 11n),
     ];
-    const w = await c.witness(input(recs, [0n, 0n], [11n, 11n, 11n, 11n, 11n]));
-    expect(outs(w)).toEqual([0n, 0n, 0n, 0n, 0n]);
+    const w = await c.witness(input(recs, [0n, 0n], [11n, 11n, 11n, 11n]));
+    expect(outs(w)).toEqual([0n, 0n, 0n, 0n]);
     const revokes = [
       rec(KIND.revoke, 11n, { tool: OTHER_NS }),
       rec(KIND.revoke, 11n, { active: false }),
       rec(KIND.blocked, 11n),
       rec(KIND.call, 11n),
     ];
-    const w2 = await c.witness(input(revokes, [11n, 0n], [11n, 11n, 11n, 11n, 11n]));
-    expect(outs(w2)).toEqual([1n, 1n, 1n, 1n, 1n]);
+    const w2 = await c.witness(input(revokes, [11n, 0n], [11n, 11n, 11n, 11n]));
+    expect(outs(w2)).toEqual([1n, 1n, 1n, 1n]);
+    // Events of other namespaces take no slot: four of them leave room.
+    const others = Array.from({ length: N }, () => rec(KIND.grant, 11n, { tool: OTHER_NS }));
+    expect(outs(await c.witness(input(others, [0n, 0n], [11n, 11n, 11n, 11n])))).toEqual([0n, 0n, 0n, 0n]);
   });
 
-  it("never reports 0 as active: not through θ padding, nor through a grant of 0", async () => {
+  it("never reports 0 as active: not through θ padding, a grant of 0, nor an empty slot", async () => {
     const recs = [rec(KIND.grant, 0n), ...filler(3)];
-    const w = await c.witness(input(recs, [0n, 0n], [0n, 0n, 0n, 0n, 0n]));
-    expect(outs(w)).toEqual([0n, 0n, 0n, 0n, 0n]);
-    expect(Array.from({ length: N + 1 }, (_, i) => w[c.signals.get(`present[${i}]`)!])).toEqual([
-      0n,
-      0n,
-      0n,
-      0n,
-      0n,
-    ]);
+    const w = await c.witness(input(recs, [0n, 0n], [0n, 0n, 0n, 0n]));
+    expect(outs(w)).toEqual([0n, 0n, 0n, 0n]);
+    expect(Array.from({ length: N }, (_, i) => w[c.signals.get(`present[${i}]`)!])).toEqual([0n, 0n, 0n, 0n]);
     // A non-grant record with value 0 does not touch a real query either.
-    const w2 = await c.witness(input(filler(4), [12n, 0n], [12n, 12n, 12n, 12n, 12n]));
-    expect(outs(w2)).toEqual([1n, 1n, 1n, 1n, 1n]);
+    const w2 = await c.witness(input(filler(4), [12n, 0n], [12n, 12n, 12n, 12n]));
+    expect(outs(w2)).toEqual([1n, 1n, 1n, 1n]);
   });
 
-  it("equals the TS model on 300 random event lists and queries", async () => {
+  it("equals the TS model on 300 random event lists and queries, and has no witness past E events", async () => {
     const value = fc.constantFrom(0n, 11n, 12n, 13n);
     const recArb = fc.record({
       active: fc.boolean(),
@@ -160,30 +183,50 @@ describe("ActiveAt over SetEvents (capacity 4, θ set of 2)", () => {
       fc.asyncProperty(
         fc.array(recArb, { minLength: N, maxLength: N }),
         fc.array(value, { minLength: P, maxLength: P }),
-        fc.array(value, { minLength: N + 1, maxLength: N + 1 }),
+        fc.array(value, { minLength: N, maxLength: N }),
         async (recs, initial, query) => {
+          if (recs.filter(isEvent).length > E) {
+            await expect(c.witness(input(recs, initial, query))).rejects.toThrow();
+            return;
+          }
           const w = await c.witness(input(recs, initial, query));
           expect(outs(w)).toEqual(query.map((v, i) => model(recs, initial, v, i)));
         },
       ),
       { numRuns: 300 },
     );
+    // Random lists rarely hold E + 1 events; these always do.
+    const eventArb = fc.record({
+      active: fc.constant(true),
+      kind: fc.constantFrom(KIND.grant, KIND.revoke),
+      tool: fc.constant(NS),
+      value,
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(eventArb, { minLength: E + 1, maxLength: N }), async (events) => {
+        const recs = [...events, ...filler(N - events.length)];
+        await expect(c.witness(input(recs, [0n, 0n], [11n, 11n, 11n, 11n]))).rejects.toThrow();
+      }),
+      { numRuns: 20 },
+    );
   });
 
-  it("forged running state, hits, events, grant flags and outputs break a constraint", async () => {
+  it("forged compaction, slots, running state, hits, events, grant flags and outputs break a constraint", async () => {
     // 11 is declared, revoked at 1, granted at 2; 12 granted at 0.
     const recs = [rec(KIND.grant, 12n), rec(KIND.revoke, 11n), rec(KIND.grant, 11n), rec(KIND.call, 11n)];
-    const w = await c.witness(input(recs, [11n, 0n], [11n, 11n, 11n, 12n, 11n]));
-    expect(outs(w)).toEqual([1n, 1n, 0n, 1n, 1n]);
+    const w = await c.witness(input(recs, [11n, 0n], [11n, 11n, 11n, 12n]));
+    expect(outs(w)).toEqual([1n, 1n, 0n, 1n]);
     expect(c.firstUnsatisfied(w)).toBe(-1);
     const targets = [
-      ...signalsMatching(c, /^at\[4\]\.(state|hit)\[[0-3]\]$/),
-      ...signalsMatching(c, /^at\[3\]\.state\[[0-3]\]$/),
+      ...signalsMatching(c, /^at\[3\]\.(state|hit|same)\[[0-3]\]$/),
+      ...signalsMatching(c, /^at\[2\]\.state\[[0-3]\]$/),
+      ...signalsMatching(c, /^eventLog\.(onehot|slotValue|slotGrant)\[[0-3]\]\[[0-3]\]$/),
+      ...signalsMatching(c, /^eventLog\.isGrant\[[0-3]\]$/),
       ...signalsMatching(c, /^events\.(event|grant|isRevoke|isNamespace|live|change)\[[0-3]\]$/),
-      ...signalsMatching(c, /^out\[[0-4]\]$/),
-      ...signalsMatching(c, /^at\[[0-4]\]\.(absent|present)$/),
+      ...signalsMatching(c, /^out\[[0-3]\]$/),
+      ...signalsMatching(c, /^at\[[0-3]\]\.(absent|present)$/),
     ];
-    expect(targets.length).toBeGreaterThanOrEqual(30);
+    expect(targets.length).toBeGreaterThanOrEqual(50);
     for (const name of targets) {
       const value = w[c.signals.get(name)!];
       for (const forged of [value + 1n, 1n - value]) {

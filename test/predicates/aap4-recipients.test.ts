@@ -9,16 +9,16 @@ import { prefixCommitment } from "../../sdk/merkle.js";
 import { aap4Recipients, type Aap4Theta } from "../../sdk/predicates/aap4-recipients.js";
 import type { EncodingProfile } from "../../sdk/profile.js";
 import type { TraceRecord } from "../../sdk/records.js";
-import { claimInput, type Checkpoint } from "../../prover/witness.js";
+import { claimInput, shapeOf, WitnessError, type Checkpoint } from "../../prover/witness.js";
 import { agentDojoCases } from "../helpers/agentdojo.js";
 import { compileInstance, instance } from "../helpers/instance.js";
 import { forge, signalsMatching, witnessFails, type TestCircuit, expectVerdict } from "../helpers/circuit.js";
 
 const INSTANCE = instance("aap4_n16");
-const SHAPE = { depth: INSTANCE.params.depth, checkpoints: INSTANCE.params.checkpoints };
+const SHAPE = shapeOf(INSTANCE.params);
 // The random differential runs on the 8-record instance: same template, half the witness time.
 const SMALL = instance("aap4_n8");
-const SMALL_SHAPE = { depth: SMALL.params.depth, checkpoints: SMALL.params.checkpoints };
+const SMALL_SHAPE = shapeOf(SMALL.params);
 const SECRET = 0x5eedn;
 const CONTEXT = 777n;
 
@@ -64,11 +64,12 @@ it("the instances' θ sizes are the predicate's", () => {
   }
 });
 
-// Grants and revokes (SetEvents, 9 per record, and the active-at scan, 3 per earlier
-// record per target) raised the cost from 17,354 (n16) and 10,658 (n8).
+// Grants and revokes (SetEvents, 9 per record) raised the cost from 17,354 (n16) and 10,658 (n8) to
+// 18,218 and 10,898 with a scan of 3 per earlier record per target; the event log (3E + 3 per record,
+// and 4E per target, E = 8 slots) replaced the scan: + N(3E + 3) + 8EN − 3N(N − 1), linear in N.
 it("costs exactly this many constraints (a change in cost is a decision)", () => {
-  expect(circuit.constraints).toBe(18218);
-  expect(small.constraints).toBe(10898);
+  expect(circuit.constraints).toBe(18954);
+  expect(small.constraints).toBe(11458);
 });
 
 describe("AgentDojo runs from the reference implementation", () => {
@@ -212,6 +213,50 @@ describe("circuit = oracle on random traces", () => {
   });
 });
 
+describe("event capacity", () => {
+  // aap4_n16 holds 8 recipient grants/revokes among its 16 records.
+  const events = (count: number): TraceRecord[] =>
+    Array.from({ length: count }, (_, seq) => ({
+      kind: seq % 2 ? "revoke" : "grant",
+      seq,
+      ts: seq,
+      namespace: "recipient",
+      value: `r${seq}@corp.example`,
+    })) as TraceRecord[];
+  const send: TraceRecord = {
+    kind: "call",
+    seq: 9,
+    ts: 9,
+    tool: "send_email",
+    args: { to: "r0@corp.example" },
+  };
+
+  it("proves a trace with exactly as many events as slots", async () => {
+    expect(SHAPE.events).toBe(8);
+    const { input: honest, verdict } = input([...events(8), { ...send, seq: 8 }], PROFILE, THETA);
+    // r0 was granted by the first event; the seven after it fill the slots without touching it.
+    expect(verdict.violated).toBe(false);
+    await expectVerdict(circuit, honest, verdict.violated);
+  });
+
+  it("refuses one event more, with the reason, and the circuit has no witness for it", async () => {
+    const trace = [...events(9), send];
+    expect(() => input(trace, PROFILE, THETA)).toThrow(WitnessError);
+    expect(() => input(trace, PROFILE, THETA)).toThrow(
+      /9 recipient grant\/revoke records exceed this circuit's 8 event slots/,
+    );
+    // Past the TS check (a shape without the limit), the constraints refuse it too.
+    const unchecked = input(trace, PROFILE, THETA, [], { ...SHAPE, events: undefined }).input;
+    expect(await witnessFails(circuit, unchecked)).toBe(true);
+  });
+
+  it("counts only recipient events: scope grants take no slot", async () => {
+    const scope = events(12).map((r) => ({ ...r, namespace: "scope", value: `/s${r.seq}` })) as TraceRecord[];
+    const { input: honest, verdict } = input([...scope, { ...send, seq: 12 }], PROFILE, THETA);
+    await expectVerdict(circuit, honest, verdict.violated);
+  });
+});
+
 describe("binding inside the full circuit", () => {
   const records: TraceRecord[] = [
     { kind: "call", seq: 0, ts: 0, tool: "read_inbox", args: {} },
@@ -288,9 +333,10 @@ describe("binding inside the full circuit", () => {
         ...signalsMatching(circuit, /^record\[[1-3]\]\.(offAny|outbound|violated)$/),
         ...signalsMatching(
           circuit,
-          /^record\[(1|3)\]\.listed\[[01]\]\.(state\[[0-3]\]|hit\[[0-2]\]|out|absent)$/,
+          /^record\[(1|3)\]\.listed\[[01]\]\.(state\[[0-3]\]|hit\[[0-2]\]|same\[[0-2]\]|out|absent)$/,
         ),
         ...signalsMatching(circuit, /^events\.(event|grant|change)\[[0-3]\]$/),
+        ...signalsMatching(circuit, /^eventLog\.(slotValue|slotGrant)\[[0-3]\]\[[0-2]\]$/),
         ...signalsMatching(circuit, /^trace\.checkpoints\.(chain|folded|rootDiff)\[1\]$/),
       ];
       expect(targets.length).toBeGreaterThanOrEqual(30);
