@@ -9,6 +9,7 @@ import { rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { benchMachine } from "./bench/machine.js";
 import { writeDevPtau } from "./lib/devptau.js";
 
 interface RunResult {
@@ -108,16 +109,9 @@ async function main(argv: string[]): Promise<void> {
       console.log(`2^${power}: best ${best[key]} s, median ${round(median(seconds), 2)} s`);
   }
   if (!save) return;
-  const machine = {
-    cpu: os.cpus()[0]?.model ?? "unknown",
-    cores: os.availableParallelism(),
-    memoryGiB: round(os.totalmem() / 2 ** 30),
-    node: process.version,
-    note: "shared with other work; read figures as upper bounds",
-  };
   const sorted = (o: Record<string, unknown>) =>
     Object.fromEntries(Object.entries(o).sort(([a], [b]) => Number(a.slice(2)) - Number(b.slice(2))));
-  const json = { devSetupSeconds: sorted(best), runs: sorted(detail), machine };
+  const json = { devSetupSeconds: sorted(best), runs: sorted(detail), machine: benchMachine() };
   writeFileSync(out, JSON.stringify(json, null, 2) + "\n");
   console.log(`wrote ${path.relative(process.cwd(), out)}`);
 }

@@ -151,19 +151,45 @@ async function circomFiles(dir: string): Promise<string[]> {
   return entries.filter((f) => f.endsWith(".circom")).map((f) => path.join(dir, f));
 }
 
+/**
+ * The circom files an instance compiles from: its source and everything it includes, transitively,
+ * resolved as circom does (the including file's folder, then the -l paths node_modules and the root).
+ * circomlib's files are covered by its version in the key. Any include that resolves nowhere makes the
+ * closure unknown (null), and the key then covers every circuit file, as a missing one would be unsafe.
+ */
+async function includeClosure(source: string): Promise<string[] | null> {
+  const seen = new Set<string>();
+  const queue = [path.resolve(ROOT, source)];
+  for (let file = queue.pop(); file; file = queue.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const text = await readFile(file, "utf8");
+    for (const [, inc] of text.matchAll(/^\s*include\s+"([^"]+)"\s*;/gm)) {
+      const found = [
+        path.resolve(path.dirname(file), inc),
+        path.join(ROOT, "node_modules", inc),
+        path.join(ROOT, inc),
+      ].find((f) => existsSync(f));
+      if (!found) return null;
+      if (!found.startsWith(path.join(ROOT, "node_modules", "circomlib") + path.sep)) queue.push(found);
+    }
+  }
+  return [...seen];
+}
+
 async function compileKey(
   inst: Instance,
   wrapperText: string,
   tools: Record<string, string>,
 ): Promise<string> {
-  // Every circuit source, not just the transitive includes: parsing includes is not worth the risk of
-  // missing one, and a spurious recompile costs seconds.
-  const files = new Set([
+  // The sources this instance compiles from, so that editing one predicate does not recompile the others
+  // (a 1,024-record circuit takes many minutes); every circuit file when the includes cannot be resolved.
+  const files = (await includeClosure(inst.source)) ?? [
     ...(await circomFiles(path.join(ROOT, "circuits"))),
     ...(await circomFiles(path.dirname(path.resolve(ROOT, inst.source)))),
-  ]);
+  ];
   const parts: string[] = [JSON.stringify(inst), wrapperText, tools.circom2, tools.circomlib, "--O2"];
-  for (const f of [...files].sort()) parts.push(`${rel(f)}\0${sha256Hex(await readFile(f))}`);
+  for (const f of [...new Set(files)].sort()) parts.push(`${rel(f)}\0${sha256Hex(await readFile(f))}`);
   return sha256Hex(parts.join("\n"));
 }
 

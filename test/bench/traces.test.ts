@@ -37,14 +37,14 @@ describe("bench traces", () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it("AAP-2 and AAP-4 traces change permissions a few times, within the 16 event slots of the bench circuits", () => {
+  it("AAP-2 and AAP-4 traces change permissions a few times, within the 8 event slots of the smallest bench circuits", () => {
     for (const predicate of ["AAP-2", "AAP-4"]) {
       const count = PREDICATES[predicate].eventCount!;
       for (const capacity of [64, 1024]) {
         const t = benchTraces(predicate, capacity);
         for (const trace of [t.satisfied, t.violated]) {
           expect(count(trace).count, `${predicate} ${capacity}`).toBeGreaterThan(0);
-          expect(count(trace).count, `${predicate} ${capacity}`).toBeLessThanOrEqual(16);
+          expect(count(trace).count, `${predicate} ${capacity}`).toBeLessThanOrEqual(8);
         }
       }
     }
