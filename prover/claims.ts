@@ -172,26 +172,32 @@ export async function answerClaim(
   };
 }
 
-/** The smallest built circuit of this predicate that holds the trace, its checkpoints and its events. */
+/**
+ * The circuit the escrow will verify with: the smallest built capacity that holds the records and the
+ * checkpoints (the escrow picks the smallest registered capacity ≥ n). A larger circuit with more event
+ * slots would not help, since its verifier is not the one the escrow calls: a trace with more events
+ * than that circuit holds cannot be proven, and the prover says so.
+ */
 function pickCircuit<Theta>(
   predicate: PredicateDefinition<Theta>,
   records: readonly TraceRecord[],
   checkpoints: number,
 ) {
-  const built = Object.entries(loadManifest().circuits)
+  const fits = Object.entries(loadManifest().circuits)
     .filter(([, c]) => c.predicate === predicate.id)
     .map(([name, c]) => ({ name, shape: shapeOf(c.params) }))
-    .sort((a, b) => a.shape.depth - b.shape.depth || (a.shape.events ?? 0) - (b.shape.events ?? 0));
-  const fits = built.filter((c) => capacityProblem(predicate, records, checkpoints, c.shape) === null);
+    .filter(
+      (c) => capacityProblem(predicate, records, checkpoints, { ...c.shape, events: undefined }) === null,
+    )
+    .sort((a, b) => a.shape.depth - b.shape.depth);
   if (!fits.length) {
-    const largest = built.at(-1);
-    const why = largest
-      ? ` (the largest, ${largest.name}: ${capacityProblem(predicate, records, checkpoints, largest.shape)})`
-      : "";
     throw new ClaimError(
-      `no built ${predicate.id} circuit holds ${records.length} records and ${checkpoints} checkpoints${why}; build a larger instance`,
+      `no ${predicate.id} circuit holds ${records.length} records and ${checkpoints} checkpoints; build a larger instance`,
     );
   }
+  const problem = capacityProblem(predicate, records, checkpoints, fits[0].shape);
+  if (problem)
+    throw new ClaimError(`${fits[0].name}, the circuit the escrow verifies this claim with: ${problem}`);
   return fits[0];
 }
 

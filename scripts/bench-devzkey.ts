@@ -26,7 +26,7 @@ interface RunResult {
 }
 
 async function child(name: string): Promise<void> {
-  const file = `${pathsFor(name).zkey}.bench-${process.pid}`;
+  const file = `${pathsFor(name).devZkey}.bench-${process.pid}`;
   try {
     const start = performance.now();
     const cpuStart = process.cpuUsage();

@@ -20,12 +20,13 @@ import {
   rel,
   ROOT,
   setupZkey,
+  zkeyPath,
   type CircuitState,
   type Instance,
   type Status,
 } from "./lib/circuit-build.js";
 import { formatSeconds, Progress } from "./lib/progress.js";
-import { DEV_BANNER, DEV_DIRECT_PATH, ptauStepCount, resolvePtau } from "./lib/ptau.js";
+import { DEV_BANNER, DEV_DIRECT_PATH, ptauStepCount, resolvePtau, type PtauChoice } from "./lib/ptau.js";
 import { runTool, sha256File, writeFileAtomic } from "./lib/zkfiles.js";
 
 const USAGE = `usage: npx tsx scripts/setup.ts [options]
@@ -62,7 +63,8 @@ async function compileContracts(progress: Progress, skip: boolean): Promise<void
   });
 }
 
-function entryFor(b: Built, ptauSha: string): CircuitEntry {
+function entryFor(b: Built, ptau: PtauChoice): CircuitEntry {
+  const ptauSha = ptau.sha256;
   const p = pathsFor(b.inst.name);
   const s = b.state;
   const ref = (file: string, sha: string | undefined): { path: string; sha256: string } => ({
@@ -82,7 +84,7 @@ function entryFor(b: Built, ptauSha: string): CircuitEntry {
     files: {
       r1cs: ref(p.r1cs, s.r1csSha),
       wasm: ref(p.wasm, s.wasmSha),
-      zkey: ref(p.zkey, s.zkeySha),
+      zkey: ref(zkeyPath(p, ptau), s.zkeySha),
       vkey: ref(p.vkey, s.vkeySha),
       verifierSol: ref(p.sol, s.solSha),
     },
@@ -116,7 +118,7 @@ async function writeManifest(
       progress.log(`manifest: dropping ${name}, its circuit sources changed; rebuild it with --only ${name}`);
     } else circuits[name] = entry;
   }
-  for (const b of built) circuits[b.inst.name] = entryFor(b, ptau.sha256);
+  for (const b of built) circuits[b.inst.name] = entryFor(b, ptau);
   const ptauPath =
     ptau.file === DEV_DIRECT_PATH || rel(ptau.file).startsWith("..") ? ptau.file : rel(ptau.file);
   const body = {

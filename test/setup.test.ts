@@ -38,6 +38,8 @@ describe("build manifest", () => {
       expect(c.insecureDevSetup).toBe(true);
       // Dev keys are built directly with δ = 1 and no contribution; keys on VAI_PTAU get one.
       expect(c.zkeyContributions.length).toBe(dev ? 0 : 1);
+      // The key file itself says what it is, wherever it is copied.
+      if (dev) expect(c.files.zkey.path).toMatch(/\.INSECURE_dev\.zkey$/);
       expect(c.power).toBeLessThanOrEqual(manifest.ptau.power);
     }
   });

@@ -17,9 +17,15 @@ export interface CompiledCount {
 }
 
 /** The instance-table entry whose template and θ sizes a predicate's bench variants reuse. */
+/**
+ * The instance whose θ sizes (and event slots) the compile-only counts use: the predicate's first
+ * bench-group instance, so that counted capacities sit on the same curve as the built bench circuits.
+ */
 export async function baseInstance(predicate: string): Promise<Instance> {
   const table = await loadInstances(path.join(ROOT, "circuits/instances.json"));
-  const inst = table.find((i) => i.predicate === predicate);
+  const ofPredicate = table.filter((i) => i.predicate === predicate);
+  const inst =
+    ofPredicate.find((i) => i.groups.includes("bench") && Number(i.params.depth) >= 6) ?? ofPredicate[0];
   if (!inst) throw new Error(`no ${predicate} instance in circuits/instances.json`);
   return inst;
 }

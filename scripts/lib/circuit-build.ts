@@ -64,6 +64,8 @@ export interface Paths {
   jsDir: string;
   wasm: string;
   zkey: string;
+  /** The INSECURE development key, named so wherever it is copied (devzkey.ts). */
+  devZkey: string;
   vkey: string;
   sol: string;
   state: string;
@@ -79,6 +81,7 @@ export function pathsFor(name: string): Paths {
     jsDir: path.join(dir, `${name}_js`),
     wasm: path.join(dir, `${name}_js`, `${name}.wasm`),
     zkey: path.join(dir, `${name}.zkey`),
+    devZkey: path.join(dir, `${name}.INSECURE_dev.zkey`),
     vkey: path.join(dir, `${name}.vkey.json`),
     sol: path.join(ROOT, "contracts/generated", `Verifier_${name}.sol`),
     state: path.join(dir, "state.json"),
@@ -306,6 +309,11 @@ export async function compileCircuit(
   return true;
 }
 
+/** Where an instance's key lives: marked INSECURE in its name when built from the public τ. */
+export function zkeyPath(p: Paths, ptau: Pick<PtauChoice, "source">): string {
+  return ptau.source === "generated-dev" ? p.devZkey : p.zkey;
+}
+
 export async function setupZkey(
   inst: Instance,
   p: Paths,
@@ -319,13 +327,14 @@ export async function setupZkey(
     Buffer.concat([await readFile(p.r1cs), Buffer.from(`\n${ptau.sha256}\nsnarkjs ${tools.snarkjs}`)]),
   );
   const dev = ptau.source === "generated-dev";
+  const zkey = zkeyPath(p, ptau);
   const labels = [
     dev ? `INSECURE dev zkey ${inst.name} (direct from the public τ)` : `groth16 setup ${inst.name}`,
     `zkey contribute ${inst.name}`,
     `export vkey+verifier ${inst.name}`,
   ];
   let status: Status = "cached";
-  if (!force && state.zkeyKey === key && (await filesMatch([[p.zkey, state.zkeySha]]))) {
+  if (!force && state.zkeyKey === key && (await filesMatch([[zkey, state.zkeySha]]))) {
     progress.skip(labels[0]);
     progress.skip(labels[1]);
   } else {
@@ -333,7 +342,7 @@ export async function setupZkey(
       delete state[k];
     await saveState(p, state);
     const initial = tempName(path.join(p.dir, `${inst.name}_0000.zkey`));
-    const contributed = tempName(p.zkey);
+    const contributed = tempName(zkey);
     const errors: string[] = [];
     const fail = (label: string, e: unknown): never => {
       const detail = errors.length ? `\nsnarkjs: ${errors.join("\nsnarkjs: ")}` : "";
@@ -367,10 +376,12 @@ export async function setupZkey(
               return { name, hash: Buffer.from(r).toString("hex") };
             })
             .catch((e) => fail(labels[1], e));
-      await rename(dev ? initial : contributed, p.zkey);
+      await rename(dev ? initial : contributed, zkey);
+      // The other kind of key, from an earlier run, must not be mistaken for this one.
+      await rm(dev ? p.zkey : p.devZkey, { force: true });
       Object.assign(state, {
         zkeyKey: key,
-        zkeySha: await sha256File(p.zkey),
+        zkeySha: await sha256File(zkey),
         ptauSha256: ptau.sha256,
         contributions: hash ? [hash] : [],
       });
@@ -395,7 +406,7 @@ export async function setupZkey(
     .step(labels[2], async (h) => {
       const errors: string[] = [];
       const logger = snarkLogger(h, errors);
-      const vkey = (await snarkjs.zKey.exportVerificationKey(p.zkey, logger)) as { nPublic: number };
+      const vkey = (await snarkjs.zKey.exportVerificationKey(zkey, logger)) as { nPublic: number };
       if (vkey.nPublic !== inst.publicSignals.length) {
         throw new Error(
           `vkey has ${vkey.nPublic} public inputs, ${inst.name}.publicSignals lists ${inst.publicSignals.length}`,
@@ -405,11 +416,7 @@ export async function setupZkey(
         path.join(ROOT, "node_modules/snarkjs/templates/verifier_groth16.sol.ejs"),
         "utf8",
       );
-      const sol = (await snarkjs.zKey.exportSolidityVerifier(
-        p.zkey,
-        { groth16: template },
-        logger,
-      )) as string;
+      const sol = (await snarkjs.zKey.exportSolidityVerifier(zkey, { groth16: template }, logger)) as string;
       // Every snarkjs verifier is called Groth16Verifier; one contract name per instance keeps the
       // hardhat artifacts apart.
       const matches = sol.match(/\bcontract Groth16Verifier\b/g) ?? [];
