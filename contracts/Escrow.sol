@@ -49,7 +49,8 @@ contract Escrow is EscrowBase {
             if (i > 0 && capacities[i] <= capacities[i - 1]) revert BadCapacities();
             if (capacities[i] == 0) revert BadCapacities();
             if (verifiers[i].code.length == 0) revert VerifierNotContract(verifiers[i]);
-            p.verifiers[i] = VerifierEntry(verifiers[i], capacities[i]);
+            p.capacities[i] = capacities[i];
+            p.verifiers[i] = verifiers[i];
         }
         _touch(msg.sender);
         emit PromiseRegistered(promiseId, msg.sender, predicateId, paramsHash, profileHash, payout, msg.value, nonce);
