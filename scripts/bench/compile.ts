@@ -1,10 +1,18 @@
 // Constraint counts from compiling an r1cs alone (no wasm, no keys), for capacities whose keys cost too much
 // to set up. Results are cached in build/bench/compiled.json under a key that covers every circuit source,
 // the wrapper and the compiler version, so a rerun only compiles what changed.
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { loadInstances, pkgBin, pkgVersion, rel, ROOT, type Instance } from "../lib/circuit-build.js";
+import {
+  loadInstances,
+  pkgBin,
+  pkgVersion,
+  rel,
+  ROOT,
+  sourcesHash,
+  type Instance,
+} from "../lib/circuit-build.js";
 import { readR1csHeader, runTool, sha256Hex } from "../lib/zkfiles.js";
 
 const CACHE = path.join(ROOT, "build/bench/compiled.json");
@@ -28,24 +36,6 @@ export async function baseInstance(predicate: string): Promise<Instance> {
     ofPredicate.find((i) => i.groups.includes("bench") && Number(i.params.depth) >= 6) ?? ofPredicate[0];
   if (!inst) throw new Error(`no ${predicate} instance in circuits/instances.json`);
   return inst;
-}
-
-function sourcesHash(): string {
-  const files: string[] = [];
-  const walk = (dir: string): void => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith(".circom")) files.push(p);
-    }
-  };
-  walk(path.join(ROOT, "circuits"));
-  return sha256Hex(
-    files
-      .sort()
-      .map((f) => `${rel(f)}\0${sha256Hex(readFileSync(f))}`)
-      .join("\n"),
-  );
 }
 
 async function loadCache(): Promise<Record<string, CompiledCount>> {
@@ -77,7 +67,8 @@ export async function compileCount(
   const wrapper =
     `pragma circom 2.2.3;\ninclude "${include}";\n` +
     `component main${pub} = ${template}(${args.map((a) => JSON.stringify(a)).join(", ")});\n`;
-  const key = sha256Hex([wrapper, sourcesHash(), pkgVersion("circom2"), "--O2"].join("\n"));
+  // Keyed by the sources this variant compiles from, so that editing one predicate keeps the others' counts.
+  const key = sha256Hex([wrapper, await sourcesHash(source), pkgVersion("circom2"), "--O2"].join("\n"));
   const cache = await loadCache();
   if (cache[key]) return { ...cache[key], cached: true };
   if (cacheOnly) return undefined;

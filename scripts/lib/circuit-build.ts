@@ -187,13 +187,25 @@ async function compileKey(
 ): Promise<string> {
   // The sources this instance compiles from, so that editing one predicate does not recompile the others
   // (a 1,024-record circuit takes many minutes); every circuit file when the includes cannot be resolved.
-  const files = (await includeClosure(inst.source)) ?? [
-    ...(await circomFiles(path.join(ROOT, "circuits"))),
-    ...(await circomFiles(path.dirname(path.resolve(ROOT, inst.source)))),
-  ];
   const parts: string[] = [JSON.stringify(inst), wrapperText, tools.circom2, tools.circomlib, "--O2"];
-  for (const f of [...new Set(files)].sort()) parts.push(`${rel(f)}\0${sha256Hex(await readFile(f))}`);
+  parts.push(...(await sourceEntries(inst.source)));
   return sha256Hex(parts.join("\n"));
+}
+
+/** "path\0sha256" of every circom file `source` compiles from: its include closure, or all circuit files. */
+async function sourceEntries(source: string): Promise<string[]> {
+  const files = (await includeClosure(source)) ?? [
+    ...(await circomFiles(path.join(ROOT, "circuits"))),
+    ...(await circomFiles(path.dirname(path.resolve(ROOT, source)))),
+  ];
+  const entries: string[] = [];
+  for (const f of [...new Set(files)].sort()) entries.push(`${rel(f)}\0${sha256Hex(await readFile(f))}`);
+  return entries;
+}
+
+/** One hash of the sources `source` compiles from (sourceEntries). */
+export async function sourcesHash(source: string): Promise<string> {
+  return sha256Hex((await sourceEntries(source)).join("\n"));
 }
 
 /** Public signal names in witness order (1..nPublic), from the .sym file. */
