@@ -3,55 +3,31 @@
 // Each run is its own child process, so its peak RSS (main thread + workers) is its own. The best
 // and median seconds per power are merged into docs/bench/devptau.json; files go to --dir and are
 // deleted after each run (2^20 is 1.2 GB).
-import { fork } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { runMeasuredChild, sendMeasured, type RunCost } from "./bench/child-run.js";
 import { benchMachine } from "./bench/machine.js";
 import { writeDevPtau } from "./lib/devptau.js";
 
-interface RunResult {
-  seconds: number;
-  /** user + system CPU of all threads: what the run costs when the cores are shared. */
-  cpuSeconds: number;
-  peakRssMB: number;
-  bytes: number;
-}
+type RunResult = RunCost & { bytes: number };
 
 async function child(power: number, dir: string): Promise<void> {
   const file = path.join(dir, `zkvai-INSECURE-bench-devptau-${process.pid}-${power}.ptau`);
   try {
-    const start = performance.now();
-    const cpuStart = process.cpuUsage();
-    await writeDevPtau(file, { power });
-    const seconds = (performance.now() - start) / 1000;
-    const cpu = process.cpuUsage(cpuStart);
-    const result: RunResult = {
-      seconds,
-      cpuSeconds: (cpu.user + cpu.system) / 1e6,
-      // ru_maxrss is in KiB on Linux and covers every thread of the process.
-      peakRssMB: process.resourceUsage().maxRSS / 1024,
-      bytes: statSync(file).size,
-    };
-    process.send!(result);
+    await sendMeasured(async () => {
+      await writeDevPtau(file, { power });
+      return { bytes: statSync(file).size };
+    });
   } finally {
     await rm(file, { force: true });
   }
 }
 
-function runChild(power: number, dir: string): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const proc = fork(fileURLToPath(import.meta.url), ["--child", String(power), dir]);
-    let result: RunResult | undefined;
-    proc.on("message", (m) => (result = m as RunResult));
-    proc.on("error", reject);
-    proc.on("exit", (code) =>
-      result ? resolve(result) : reject(new Error(`2^${power}: child exited with ${code}`)),
-    );
-  });
-}
+const runChild = (power: number, dir: string): Promise<RunResult> =>
+  runMeasuredChild(fileURLToPath(import.meta.url), ["--child", String(power), dir], `2^${power}`);
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -5,59 +5,32 @@
 // a temporary file next to the instance's, deleted afterwards. Results per instance, and the best
 // seconds per domain power, are merged into docs/bench/devzkey.json (`npm run bench` reports them as
 // devSetupSeconds).
-import { fork } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { runMeasuredChild, sendMeasured, type RunCost } from "./bench/child-run.js";
 import { benchMachine } from "./bench/machine.js";
 import { pathsFor, ROOT } from "./lib/circuit-build.js";
 import { writeDevZkey } from "./lib/devzkey.js";
 
-interface RunResult {
-  seconds: number;
-  /** user + system CPU of all threads: what the run costs when the cores are shared. */
-  cpuSeconds: number;
-  peakRssMB: number;
-  zkeyMiB: number;
-  power: number;
-  constraints: number;
-}
+type RunResult = RunCost & { zkeyMiB: number; power: number; constraints: number };
 
 async function child(name: string): Promise<void> {
   const file = `${pathsFor(name).devZkey}.bench-${process.pid}`;
   try {
-    const start = performance.now();
-    const cpuStart = process.cpuUsage();
-    const { power, constraints } = await writeDevZkey(pathsFor(name).r1cs, file);
-    const seconds = (performance.now() - start) / 1000;
-    const cpu = process.cpuUsage(cpuStart);
-    process.send!({
-      seconds,
-      cpuSeconds: (cpu.user + cpu.system) / 1e6,
-      // ru_maxrss is in KiB on Linux and covers every thread of the process.
-      peakRssMB: process.resourceUsage().maxRSS / 1024,
-      zkeyMiB: statSync(file).size / 2 ** 20,
-      power,
-      constraints,
-    } satisfies RunResult);
+    await sendMeasured(async () => {
+      const { power, constraints } = await writeDevZkey(pathsFor(name).r1cs, file);
+      return { zkeyMiB: statSync(file).size / 2 ** 20, power, constraints };
+    });
   } finally {
     await rm(file, { force: true });
   }
 }
 
-function runChild(name: string): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const proc = fork(fileURLToPath(import.meta.url), ["--child", name]);
-    let result: RunResult | undefined;
-    proc.on("message", (m) => (result = m as RunResult));
-    proc.on("error", reject);
-    proc.on("exit", (code) =>
-      result ? resolve(result) : reject(new Error(`${name}: child exited with ${code}`)),
-    );
-  });
-}
+const runChild = (name: string): Promise<RunResult> =>
+  runMeasuredChild(fileURLToPath(import.meta.url), ["--child", name], name);
 
 const round = (x: number, digits = 1) => Number(x.toFixed(digits));
 
