@@ -11,9 +11,9 @@
 // every machine. Anyone can forge proofs against it, which is why every name and log line says INSECURE.
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readSync, writeSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { FIELD_MODULUS as R } from "../../sdk/hash.js";
 import { affineBytes, chooseWindow, type Group, type PointJob } from "./devptau-pool.js";
+import { readR1csConstraints, readR1csHeader, requiredPower } from "./zkfiles.js";
 import { chunk, devToxicWaste, lagrangeScalars, le32, mod, pow, startDevCurve, type Run } from "./devptau.js";
 
 /** Changes whenever the builder's output could change, so that cached dev keys are rebuilt. */
@@ -42,31 +42,15 @@ interface R1cs {
   body: Buffer;
 }
 
-/** Header and constraint section of an iden3 r1cs file (github.com/iden3/r1csfile format, version 1). */
-export function parseR1cs(file: Buffer): R1cs {
-  if (file.toString("latin1", 0, 4) !== "r1cs") throw new Error("not an r1cs file");
-  let pos = 12;
-  let header: Buffer | undefined;
-  let body: Buffer | undefined;
-  for (let i = 0; i < file.readUInt32LE(8); i++) {
-    const type = file.readUInt32LE(pos);
-    const size = Number(file.readBigUInt64LE(pos + 4));
-    const data = file.subarray(pos + 12, pos + 12 + size);
-    if (type === 1) header = data;
-    if (type === 2) body = data;
-    pos += 12 + size;
-  }
-  if (!header || !body) throw new Error("r1cs file without a header or constraints section");
-  const n8 = header.readUInt32LE(0);
-  if (n8 !== 32 || readFr(header, 4) !== R) throw new Error("r1cs is not over the bn128 scalar field");
-  const at = 4 + n8;
-  const nOutputs = header.readUInt32LE(at + 4);
-  const nPubInputs = header.readUInt32LE(at + 8);
+async function readR1cs(file: string): Promise<R1cs & { power: number }> {
+  const header = await readR1csHeader(file);
+  if (header.prime !== R) throw new Error(`${file}: r1cs is not over the bn128 scalar field`);
   return {
-    nVars: header.readUInt32LE(at),
-    nPublic: nOutputs + nPubInputs,
-    nConstraints: header.readUInt32LE(at + 8 + 4 + 4 + 8),
-    body,
+    nVars: header.nWires,
+    nPublic: header.nOutputs + header.nPubInputs,
+    nConstraints: header.nConstraints,
+    body: await readR1csConstraints(file),
+    power: requiredPower(header),
   };
 }
 
@@ -84,11 +68,6 @@ function readFr(b: Buffer, at: number): bigint {
     (b.readBigUInt64LE(at + 16) << 128n) |
     (b.readBigUInt64LE(at + 24) << 192n)
   );
-}
-
-/** snarkjs' domain: the smallest power of two above nConstraints + nPublic (room for the IC rows). */
-export function circuitPower(r1cs: Pick<R1cs, "nConstraints" | "nPublic">): number {
-  return Math.floor(Math.log2(r1cs.nConstraints + r1cs.nPublic)) + 1;
 }
 
 /**
@@ -158,8 +137,8 @@ export async function writeDevZkey(
   options: DevZkeyOptions = {},
   workers?: number,
 ): Promise<DevZkeyResult> {
-  const r1cs = parseR1cs(await readFile(r1csFile));
-  const power = circuitPower(r1cs);
+  const r1cs = await readR1cs(r1csFile);
+  const { power } = r1cs;
   const ptauPower = options.ptauPower ?? power;
   if (!Number.isInteger(ptauPower) || ptauPower < power || ptauPower > 27)
     throw new RangeError(`dev zkey: ptau power must be ${power}..27 for this circuit, got ${ptauPower}`);

@@ -123,6 +123,18 @@ export async function readR1csHeader(file: string): Promise<R1csHeader> {
   }
 }
 
+/** The r1cs constraints section, whole: per constraint, three linear combinations of (u32 signal, coefficient). */
+export async function readR1csConstraints(file: string): Promise<Buffer> {
+  const f = await readSections(file, "r1cs");
+  try {
+    const body = f.sections.find((s) => s.type === 2);
+    if (!body) throw new Error(`${file}: r1cs constraints section missing`);
+    return await f.read(body.pos, body.size);
+  } finally {
+    await f.close();
+  }
+}
+
 /** Smallest ptau power snarkjs' `zkey new` accepts: it needs a domain > constraints + public inputs. */
 export function requiredPower(h: R1csHeader): number {
   const n = h.nConstraints + h.nPubInputs + h.nOutputs;

@@ -2,13 +2,14 @@
 // of the same public τ: at the ptau's top power (where the H points come from a domain with its last
 // monomial dropped) and below it, for a circuit with public inputs, outputs, repeated signals and
 // signals no constraint reads. And snarkjs must prove and verify with it unchanged.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as snarkjs from "snarkjs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { writeDevPtau } from "../../scripts/lib/devptau.js";
-import { circuitPower, parseR1cs, writeDevZkey } from "../../scripts/lib/devzkey.js";
+import { writeDevZkey } from "../../scripts/lib/devzkey.js";
+import { readR1csHeader, requiredPower } from "../../scripts/lib/zkfiles.js";
 import { compileTestCircuit, type TestCircuit } from "../helpers/circuit.js";
 
 const dir = mkdtempSync(join(tmpdir(), "zkvai-INSECURE-devzkey-"));
@@ -33,7 +34,7 @@ beforeAll(async () => {
      }
      component main {public [k]} = Mix(6);`,
   );
-  power = circuitPower(parseR1cs(readFileSync(circuit.r1csPath)));
+  power = requiredPower(await readR1csHeader(circuit.r1csPath));
 });
 afterAll(async () => {
   await (globalThis as { curve_bn128?: { terminate(): Promise<void> } }).curve_bn128?.terminate();
@@ -70,5 +71,7 @@ it("refuses a ptau power below the circuit's, and a file that is not an r1cs", a
   await expect(writeDevZkey(circuit.r1csPath, join(dir, "x.zkey"), { ptauPower: power - 1 })).rejects.toThrow(
     RangeError,
   );
-  expect(() => parseR1cs(Buffer.from("zkey0000"))).toThrow(/not an r1cs/);
+  const notR1cs = join(dir, "not.r1cs");
+  writeFileSync(notR1cs, Buffer.alloc(64, 0).fill("zkey", 0, 4));
+  await expect(writeDevZkey(notR1cs, join(dir, "y.zkey"))).rejects.toThrow(/not a r1cs file/);
 });
