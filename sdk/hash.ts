@@ -2,7 +2,7 @@
 // circuits/gadgets/*.circom and contracts/Escrow.sol must agree with this file;
 // test/parity.test.ts holds the three of them to it.
 import * as P from "poseidon-lite";
-import { keccak256, toBytes } from "viem";
+import { encodeAbiParameters, keccak256, toBytes, type Address, type Hex } from "viem";
 
 /** The BN254 scalar field: every signal and every public input lives below it. */
 export const FIELD_MODULUS = 0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001n;
@@ -87,6 +87,27 @@ export function stringToField(s: string): bigint {
 export function reduceBytes32(hex: `0x${string}`): bigint {
   if (!/^0x[0-9a-fA-F]{64}$/.test(hex)) throw new TypeError(`expected 32 bytes of hex, got ${hex}`);
   return BigInt(hex) >> 3n;
+}
+
+/**
+ * The claim context, public input 0 of every predicate circuit: the escrow's
+ * `context(sessionId, promiseId)`, keccak(chainid, escrow, sessionId, promiseId) reduced like every
+ * other keccak value. It binds a proof to one (session, promise) pair on one escrow (P4).
+ */
+export function claimContext(
+  chainId: number | bigint,
+  escrow: Address,
+  sessionId: Hex,
+  promiseId: bigint,
+): bigint {
+  return reduceBytes32(
+    keccak256(
+      encodeAbiParameters(
+        [{ type: "uint256" }, { type: "address" }, { type: "bytes32" }, { type: "uint256" }],
+        [BigInt(chainId), escrow, sessionId, promiseId],
+      ),
+    ),
+  );
 }
 
 export function keccakToField(data: string | Uint8Array): bigint {

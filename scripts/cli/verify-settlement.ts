@@ -6,17 +6,9 @@
 // docs/PROTOCOL.md "Verifying a settlement" lists them.
 import path from "node:path";
 import * as snarkjs from "snarkjs";
-import {
-  decodeFunctionData,
-  encodeAbiParameters,
-  getAddress,
-  isAddressEqual,
-  keccak256,
-  type Abi,
-  type Address,
-  type Hex,
-} from "viem";
+import { decodeFunctionData, getAddress, isAddressEqual, type Abi, type Address, type Hex } from "viem";
 import { ARTIFACTS_DIR, ClaimStatus, EscrowClient, REPO_ROOT, type ChainHandle } from "../../sdk/chain.js";
+import { claimContext } from "../../sdk/hash.js";
 import { PREDICATES } from "../../sdk/predicates/index.js";
 import type { CircuitEntry, Manifest } from "../../prover/artifacts.js";
 import { describeError } from "./common.js";
@@ -133,15 +125,7 @@ export async function verifySettlement(opts: {
   // Public inputs: the escrow's own view, each cross-checked against the storage it is built from.
   const inputs = await escrow.publicInputs(claimId, violated);
   const [session, promise] = [await escrow.session(sessionId), await escrow.promise(promiseId)];
-  const context =
-    BigInt(
-      keccak256(
-        encodeAbiParameters(
-          [{ type: "uint256" }, { type: "address" }, { type: "bytes32" }, { type: "uint256" }],
-          [BigInt(chain.chainId), escrow.address, sessionId, promiseId],
-        ),
-      ),
-    ) >> 3n;
+  const context = claimContext(chain.chainId, escrow.address, sessionId, promiseId);
   const rebuilt = [
     context,
     session.finalRoot,

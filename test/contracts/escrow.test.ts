@@ -1,7 +1,7 @@
 // Escrow state machine against MockVerifier: every check of every function, the money each path moves, and
 // that settle() hands the verifier public inputs built from storage alone.
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { encodeAbiParameters, keccak256, parseEther, toHex, type Address, type Hex } from "viem";
+import { keccak256, parseEther, toHex, type Address, type Hex } from "viem";
 import {
   ClaimStatus,
   deployContract,
@@ -13,7 +13,7 @@ import {
   type ChainHandle,
   type Wallet,
 } from "../../sdk/chain.js";
-import { accumulate, FIELD_MODULUS } from "../../sdk/hash.js";
+import { accumulate, claimContext, FIELD_MODULUS } from "../../sdk/hash.js";
 
 const R = FIELD_MODULUS;
 const MAX_CHECKPOINTS = 3;
@@ -333,15 +333,7 @@ describe("settle", () => {
 
   it("passes the verifier the proof words and public inputs from storage, context included", async () => {
     const { claimId, promiseId, sessionId, cps } = await filed("s", 6);
-    const context =
-      BigInt(
-        keccak256(
-          encodeAbiParameters(
-            [{ type: "uint256" }, { type: "address" }, { type: "bytes32" }, { type: "uint256" }],
-            [BigInt(chain.chainId), escrow.address, sessionId, promiseId],
-          ),
-        ),
-      ) >> 3n;
+    const context = claimContext(chain.chainId, escrow.address, sessionId, promiseId);
     const expected = [context, 555n, 6n, accumulate(cps), PARAMS, 1n] as const;
     expect(await escrow.context(sessionId, promiseId)).toBe(context);
     expect(await escrow.publicInputs(claimId, true)).toEqual(expected);
