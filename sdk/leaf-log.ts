@@ -5,8 +5,7 @@
 // root is asked for. Subtrees that are complete are hashed once and cached, so
 // the root of any prefix costs O(log n) hashes beyond the leaves.
 import { encodeRecord } from "./encoding.js";
-import { poseidon } from "./hash.js";
-import { treeHeight, zeroHash } from "./merkle.js";
+import { parentHash, TREE_ARITY, treeHeight, zeroHash } from "./merkle.js";
 import type { EncodingProfile } from "./profile.js";
 import type { TraceRecord } from "./records.js";
 
@@ -14,7 +13,7 @@ export class LeafLog {
   /** Records acknowledged but not hashed yet, in seq order, from pending[head]. */
   private pending: TraceRecord[] = [];
   private head = 0;
-  /** nodes[l][i] covers leaves [i·2^l, (i+1)·2^l); only complete subtrees are kept. */
+  /** nodes[l][i] covers leaves [i·16^l, (i+1)·16^l); only complete subtrees are kept. */
   private readonly nodes: bigint[][] = [[]];
   private idle: NodeJS.Immediate | undefined;
 
@@ -58,12 +57,15 @@ export class LeafLog {
   }
 
   private node(level: number, index: number, n: number): bigint {
-    const start = index * 2 ** level;
+    const span = TREE_ARITY ** level;
+    const start = index * span;
     if (start >= n) return zeroHash(level);
     if (level === 0) return this.nodes[0][index];
-    const complete = start + 2 ** level <= n;
+    const complete = start + span <= n;
     if (complete && this.nodes[level]?.[index] !== undefined) return this.nodes[level][index];
-    const value = poseidon([this.node(level - 1, 2 * index, n), this.node(level - 1, 2 * index + 1, n)]);
+    const children: bigint[] = [];
+    for (let c = 0; c < TREE_ARITY; c++) children.push(this.node(level - 1, TREE_ARITY * index + c, n));
+    const value = parentHash(children, level - 1);
     // Leaves never change, so a complete subtree's node is final.
     if (complete) (this.nodes[level] ??= [])[index] = value;
     return value;

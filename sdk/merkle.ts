@@ -1,33 +1,50 @@
-// The trace commitment. Leaves are record leaf hashes, empty leaves are 0, and the
-// commitment of n records is the root of the smallest power-of-two tree holding
-// them (0 for n = 0). It does not depend on a circuit's capacity, so the roots the
-// recorder commits before it knows the final size stay valid for any circuit
-// large enough (circuits/gadgets/merkle.circom: CommitmentRoot, PrefixCommitment).
+// The trace commitment: a 16-ary Poseidon tree. Leaves are record leaf hashes,
+// empty leaves are 0, and the commitment of n records is the root of the smallest
+// zero-padded tree of 16^L leaves holding them (0 for n = 0). It does not depend
+// on a circuit's capacity, so the roots the recorder commits before it knows the
+// final size stay valid for any circuit large enough
+// (circuits/gadgets/merkle.circom: CommitmentRoot, PrefixCommitment).
+//
+// Why 16-ary: one Poseidon(16) costs 609 constraints against 240 for Poseidon(2),
+// but covers 16 children instead of 2, so the tree costs ~41 constraints per
+// record instead of ~240 (docs/bench/levers.json, docs/BENCHMARKS.md).
 import { poseidon } from "./hash.js";
+
+/** Children per internal node. Must match TREE_ARITY_BITS in circuits/gadgets/merkle.circom. */
+export const TREE_ARITY = 16;
 
 const zeros: bigint[] = [0n];
 /** Root of an empty subtree of the given height. */
 export function zeroHash(height: number): bigint {
-  while (zeros.length <= height) zeros.push(poseidon([zeros[zeros.length - 1], zeros[zeros.length - 1]]));
+  while (zeros.length <= height)
+    zeros.push(poseidon(new Array<bigint>(TREE_ARITY).fill(zeros[zeros.length - 1])));
   return zeros[height];
 }
 
-/** bitlen(max(n,1) - 1): the height of the smallest power-of-two tree with n leaves. */
+/** The height of the smallest tree (16^height leaves) that holds max(n, 1) leaves. */
 export function treeHeight(n: number): number {
   let h = 0;
-  while (1 << h < n) h++;
+  while (TREE_ARITY ** h < n) h++;
   return h;
+}
+
+/** Hash of one internal node from its children, missing children being empty subtrees. */
+export function parentHash(children: readonly bigint[], childHeight: number): bigint {
+  if (children.length > TREE_ARITY) throw new RangeError(`${children.length} children exceed the arity`);
+  const padded = [...children];
+  while (padded.length < TREE_ARITY) padded.push(zeroHash(childHeight));
+  return poseidon(padded);
 }
 
 /** Every level of a zero-padded tree of the given height, leaves first. */
 export function treeLevels(leaves: readonly bigint[], height: number): bigint[][] {
-  if (leaves.length > 2 ** height)
+  if (leaves.length > TREE_ARITY ** height)
     throw new RangeError(`${leaves.length} leaves do not fit a tree of height ${height}`);
   const levels: bigint[][] = [[...leaves]];
   for (let l = 0; l < height; l++) {
     const below = levels[l];
     const up: bigint[] = [];
-    for (let i = 0; i < below.length; i += 2) up.push(poseidon([below[i], below[i + 1] ?? zeroHash(l)]));
+    for (let i = 0; i < below.length; i += TREE_ARITY) up.push(parentHash(below.slice(i, i + TREE_ARITY), l));
     if (up.length === 0) up.push(zeroHash(l + 1));
     levels.push(up);
   }

@@ -22,7 +22,7 @@ describe("zero-subtree constants", () => {
     const found = [...text.matchAll(/level == (\d+)\) return (\d+);/g)].map(
       (m) => [Number(m[1]), BigInt(m[2])] as const,
     );
-    expect(found).toHaveLength(25);
+    expect(found).toHaveLength(7);
     for (const [level, value] of found) expect(value, `level ${level}`).toBe(zeroHash(level));
   });
 });
@@ -118,7 +118,7 @@ describe("PrefixMask (capacity 8)", () => {
 });
 
 // A tree over free leaves, its commitment for n and one prefix commitment for k.
-const TREE_HARNESS = `
+const treeHarness = (D: number) => `
 template TreeHarness(D) {
     signal input leaves[1 << D];
     signal input n;
@@ -130,53 +130,68 @@ template TreeHarness(D) {
     root <== CommitmentRoot(D)(n, tree.nodes);
     prefix <== PrefixCommitment(D)(k, tree.nodes);
 }
-component main {public [n, k]} = TreeHarness(3);`;
+component main {public [n, k]} = TreeHarness(${D});`;
 
-describe("MerkleTree, CommitmentRoot, PrefixCommitment (capacity 8)", () => {
-  let c: TestCircuit;
-  beforeAll(async () => {
-    c = await compileTestCircuit("tree", ["circuits/gadgets/merkle.circom"], TREE_HARNESS);
-  });
-  const all = leafValues(8);
-  const input = (n: number, k: number) => ({
-    leaves: all.map((v, i) => String(i < n ? v : 0n)),
-    n: String(n),
-    k: String(k),
-  });
+// Capacity 8: one partial node (8 of 16 children); 32: two levels, the top one
+// partial; 256: two full levels, so k = 256 = 16^2 takes the bit-D branch.
+// Costs: 609 per Poseidon(16), PrefixCommitment's muxes 15·(2^(D-4) - 1) per level.
+const TREE_COST: Record<number, number> = { 3: 1223, 5: 3063, 8: 11941 };
+// Every size up to 33, then the edges around 16^2 (a witness costs ~0.1 s).
+const sizesUpTo = (N: number) =>
+  [...new Set([...Array(Math.min(N, 33) + 1).keys(), 127, 128, 129, 240, 241, 255, 256])].filter(
+    (n) => n <= N,
+  );
+for (const D of [3, 5, 8]) {
+  const N = 1 << D;
+  describe(`MerkleTree, CommitmentRoot, PrefixCommitment (capacity ${N})`, () => {
+    let c: TestCircuit;
+    beforeAll(async () => {
+      c = await compileTestCircuit(`tree${D}`, ["circuits/gadgets/merkle.circom"], treeHarness(D));
+    });
+    const all = leafValues(N);
+    const input = (n: number, k: number) => ({
+      leaves: all.map((v, i) => String(i < n ? v : 0n)),
+      n: String(n),
+      k: String(k),
+    });
 
-  it("has a fixed cost", () => expect(c.constraints).toBe(2437));
+    it(`has a fixed cost of ${TREE_COST[D]}`, () => expect(c.constraints).toBe(TREE_COST[D]));
 
-  it("commits n = 0..8 records as the TS commitment does", async () => {
-    for (let n = 0; n <= 8; n++) {
-      const w = await c.witness(input(n, Math.max(n, 1)));
-      expect(signal(c, w, "root"), `n=${n}`).toBe(commitmentRoot(all.slice(0, n)));
-    }
-  });
+    it(`commits n in 0..${N} records as the TS commitment does`, async () => {
+      for (const n of sizesUpTo(N)) {
+        const w = await c.witness(input(n, Math.max(n, 1)));
+        expect(signal(c, w, "root"), `n=${n}`).toBe(commitmentRoot(all.slice(0, n)));
+      }
+    });
 
-  it("computes every prefix commitment k = 1..n of a full trace, powers of two included", async () => {
-    for (let k = 1; k <= 8; k++) {
-      const w = await c.witness(input(8, k));
-      expect(signal(c, w, "prefix"), `k=${k}`).toBe(prefixCommitment(all, k));
-    }
-  });
+    it(`computes prefix commitments k in 1..${N} of a full trace, powers of 16 included`, async () => {
+      for (const k of sizesUpTo(N).filter((k) => k >= 1)) {
+        const w = await c.witness(input(N, k));
+        expect(signal(c, w, "prefix"), `k=${k}`).toBe(prefixCommitment(all, k));
+      }
+    });
 
-  it("refuses k >= 16 (range check before use)", async () => {
-    expect(await witnessFails(c, input(8, 16))).toBe(true);
-  });
+    it(`refuses k >= ${2 * N} (range check before use)`, async () => {
+      expect(await witnessFails(c, input(N, 2 * N))).toBe(true);
+    });
 
-  it("a forged tree node, sibling or level selector breaks a constraint", async () => {
-    const w = await c.witness(input(8, 5));
-    expect(c.firstUnsatisfied(w)).toBe(-1);
-    const internal = [
-      "root",
-      "prefix",
-      ...signalsMatching(c, /\.nodes\[(8|12|14)\]$/),
-      ...signalsMatching(c, /\.(sibling|cur|sel|val|right|b|term)\[\d\]$/),
-    ];
-    expect(internal.length).toBeGreaterThan(25);
-    for (const name of internal) {
-      const value = signal(c, w, name);
-      expect(c.firstUnsatisfied(forge(c, w, name, value + 1n)), name).toBeGreaterThanOrEqual(0);
-    }
+    it("a forged tree node, child, digit or level selector breaks a constraint", async () => {
+      // k = N - 3 has a nonzero digit at every level, so each level mixes full and empty children.
+      const w = await c.witness(input(N, N - 3));
+      expect(c.firstUnsatisfied(w)).toBe(-1);
+      const internal = [
+        "root",
+        "prefix",
+        ...signalsMatching(c, /^tree\.nodes\[\d+\]$/).filter((_, i) => i % 7 === 0),
+        ...signalsMatching(c, /\.(cur|sel|val|b|term)\[\d+\]$/),
+        ...signalsMatching(c, /\.(child|full)\[\d+\]\[\d+\]$/),
+        ...signalsMatching(c, /\.digit\[\d+\]\.eq\[\d+\]$/),
+      ];
+      expect(internal.length).toBeGreaterThan(25);
+      for (const name of internal) {
+        const value = signal(c, w, name);
+        expect(c.firstUnsatisfied(forge(c, w, name, value + 1n)), name).toBeGreaterThanOrEqual(0);
+      }
+    });
   });
-});
+}

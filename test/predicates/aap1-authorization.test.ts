@@ -113,7 +113,7 @@ describe("θ", () => {
 
 it("costs exactly this many constraints (a change in cost is a decision)", () => {
   // 40 per record and 7 per pair (j < i) in the predicate, the rest is the trace commitment.
-  expect(circuit.constraints).toBe(9963);
+  expect(circuit.constraints).toBe(8398);
 });
 
 describe("circuit = oracle on random traces", () => {

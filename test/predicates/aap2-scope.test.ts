@@ -60,7 +60,7 @@ it("the instances' θ sizes are the predicate's", () => {
 // 3E + 3 per record, 5 ancestors × (8 + 4E) per record, AnyOf). The event log replaced a scan of
 // 3 per earlier record per ancestor: +1,076 here (N(3E + 3) + 20EN − 7.5N(N − 1)), but linear in N.
 it("costs exactly this many constraints (a change in cost is a decision)", () => {
-  expect(circuit.constraints).toBe(14249);
+  expect(circuit.constraints).toBe(12684);
 });
 
 // Random traces over a pool of paths and prefixes chosen to hit every edge: equal

@@ -171,7 +171,7 @@ describe("θ", () => {
 });
 
 it("costs exactly this many constraints (a change in cost is a decision)", () => {
-  expect(circuit.constraints).toBe(10560);
+  expect(circuit.constraints).toBe(8995);
 });
 
 describe("circuit = oracle on random traces (capacity 8)", () => {

@@ -130,15 +130,17 @@ describe("records and profiles", () => {
 });
 
 describe("commitment", () => {
-  const leaves = Array.from({ length: 6 }, (_, i) => poseidon([BigInt(i + 1)]));
-  it("is the root of the smallest power-of-two tree, independent of capacity", () => {
+  const leaves = Array.from({ length: 20 }, (_, i) => poseidon([BigInt(i + 1)]));
+  const pad = (xs: bigint[], z: bigint) => [...xs, ...Array<bigint>(16 - xs.length).fill(z)];
+  it("is the root of the smallest 16-ary tree, independent of capacity", () => {
     expect(commitmentRoot([])).toBe(0n);
     expect(commitmentRoot(leaves.slice(0, 1))).toBe(leaves[0]);
-    expect(commitmentRoot(leaves.slice(0, 2))).toBe(poseidon([leaves[0], leaves[1]]));
-    const l3 = poseidon([poseidon([leaves[0], leaves[1]]), poseidon([leaves[2], 0n])]);
-    expect(commitmentRoot(leaves.slice(0, 3))).toBe(l3);
-    expect(prefixCommitment(leaves, 3)).toBe(l3);
-    expect([0, 1, 2, 3, 4, 5, 8, 9].map(treeHeight)).toEqual([0, 0, 1, 2, 2, 3, 3, 4]);
-    expect(zeroHash(1)).toBe(poseidon([0n, 0n]));
+    expect(commitmentRoot(leaves.slice(0, 2))).toBe(poseidon(pad(leaves.slice(0, 2), 0n)));
+    expect(commitmentRoot(leaves.slice(0, 16))).toBe(poseidon(leaves.slice(0, 16)));
+    const l17 = poseidon(pad([poseidon(leaves.slice(0, 16)), poseidon(pad([leaves[16]], 0n))], zeroHash(1)));
+    expect(commitmentRoot(leaves.slice(0, 17))).toBe(l17);
+    expect(prefixCommitment(leaves, 17)).toBe(l17);
+    expect([0, 1, 2, 16, 17, 256, 257].map(treeHeight)).toEqual([0, 0, 1, 1, 2, 2, 3]);
+    expect(zeroHash(1)).toBe(poseidon(Array<bigint>(16).fill(0n)));
   });
 });
