@@ -1,8 +1,8 @@
-// Measures the commitment levers of issue #6 that zkVAI has not adopted: the constraints per record of a
-// Poseidon tree by arity, and of the leaf hash by width (packing slots, or two records per leaf).
+// Measures the commitment levers of issue #6: the constraints per record of a Poseidon tree by arity
+// (zkVAI adopted 16), and of the leaf hash by width (packing slots, or two records per leaf; not adopted).
 //   npx tsx scripts/bench-levers.ts        # writes docs/bench/levers.json
 // Each variant is a small circuit compiled with circom2 --O2 under build/lever; nothing here is part of
-// the protocol (sdk/merkle.ts and circuits/gadgets/merkle.circom are the binary tree in use).
+// the protocol (sdk/merkle.ts and circuits/gadgets/merkle.circom are the 16-ary tree in use).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -89,7 +89,7 @@ writeFileSync(
   JSON.stringify(
     {
       command: "npx tsx scripts/bench-levers.ts",
-      note: "circom2 --O2 non-linear constraints; the leaf today is Poseidon(8) (7 slots + salt) under a binary tree",
+      note: "circom2 --O2 non-linear constraints; the leaf today is Poseidon(8) (7 slots + salt) under a 16-ary tree",
       treeByArity: arities,
       poseidonByWidth: widths,
     },

@@ -130,6 +130,7 @@ function provenRow(
   capacity: number,
   m: CircuitMeasurement,
   constraints: number,
+  domainPower: number,
 ): ResultRow {
   const settles = m.runs.map((r) => r.settleGas);
   return {
@@ -139,6 +140,7 @@ function provenRow(
     circuit: m.circuit,
     checkpoints: 4,
     constraints,
+    domainSize: 2 ** domainPower,
     ...derivedCounts(c, predicate, capacity, constraints),
     witnessSeconds: spread(m.runs.map((r) => r.witnessSeconds)),
     proveSeconds: spread(m.runs.map((r) => r.proveSeconds)),
@@ -205,6 +207,7 @@ export async function runBench(argv: string[]): Promise<number> {
       predicate: c.predicate,
       capacity: 2 ** Number(c.params.depth),
       constraints: c.constraints,
+      domainPower: c.power,
     }))
     .filter(
       (c) => o.predicates.includes(c.predicate) && c.capacity >= o.minCapacity && c.capacity <= o.maxCapacity,
@@ -215,7 +218,7 @@ export async function runBench(argv: string[]): Promise<number> {
     ? { depths: [], checkpointDepths: [3], extrapolate: [], budgetSeconds: 0, maxCompileSeconds: 0 }
     : {
         depths: o.compile ? [5, 6, 7, 8, 10] : [],
-        checkpointDepths: o.compile ? [3, 4, 6, 7, 8] : [3, 4],
+        checkpointDepths: o.compile ? [3, 4, 6, 7, 8, 10] : [3, 4],
         extrapolate: [256, 1024],
         budgetSeconds: Number(process.env.BENCH_COMPILE_BUDGET_S ?? 900),
         maxCompileSeconds: 360,
@@ -248,10 +251,15 @@ export async function runBench(argv: string[]): Promise<number> {
     measuredAt: new Date().toISOString(),
     runsPerCircuit: o.runs,
   };
-  const measured: Array<{ predicate: string; capacity: number; constraints: number; m: CircuitMeasurement }> =
-    [];
+  const measured: Array<{
+    predicate: string;
+    capacity: number;
+    constraints: number;
+    domainPower: number;
+    m: CircuitMeasurement;
+  }> = [];
   const provenRows = (counts: ConstraintReport) =>
-    measured.map((x) => provenRow(counts, x.predicate, x.capacity, x.m, x.constraints));
+    measured.map((x) => provenRow(counts, x.predicate, x.capacity, x.m, x.constraints, x.domainPower));
   // With --merge, proven rows of the previous run stay for the circuits this run does not prove.
   const withKept = (fresh: ResultRow[]) => [
     ...fresh,
@@ -317,6 +325,11 @@ export async function runBench(argv: string[]): Promise<number> {
           ...model.proveCpuSeconds,
         },
         peakRssMB: { model: "MB ≈ a + b·constraints", ...model.peakRssMB },
+        proveSecondsByDomain: model.proveSecondsByDomain && {
+          model:
+            "seconds ≈ a + b·constraints + c·domainSize (median prove wall time; snarkjs' FFTs run over the padded 2^k domain)",
+          ...model.proveSecondsByDomain,
+        },
       },
       l2ClaimCost: l2,
       reference: REFERENCE,
@@ -330,6 +343,11 @@ export async function runBench(argv: string[]): Promise<number> {
     if (model)
       console.log(
         `prove time ≈ ${model.proveSeconds.coefficients[0].toFixed(3)} s + ${(model.proveSeconds.coefficients[1] * 1e6).toFixed(2)} µs·constraints (r² ${model.proveSeconds.r2.toFixed(3)})`,
+      );
+    const byDomain = model?.proveSecondsByDomain;
+    if (byDomain)
+      console.log(
+        `prove time ≈ ${byDomain.coefficients[0].toFixed(3)} s + ${(byDomain.coefficients[1] * 1e6).toFixed(2)} µs·constraints + ${(byDomain.coefficients[2] * 1e6).toFixed(2)} µs·domain (r² ${byDomain.r2.toFixed(3)})`,
       );
     for (const s of counts.skipped) console.log(`not counted: ${s}`);
     console.log(

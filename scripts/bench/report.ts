@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { barChart, lineChart, type Series } from "../lib/svg-plot.js";
-import { polyFit, type Fit, type Spread } from "./analysis.js";
+import { linearFit, polyFit, type Fit, type LinearFit, type Spread } from "./analysis.js";
 
 export interface ResultRow {
   predicate: string;
@@ -16,6 +16,8 @@ export interface ResultRow {
   constraintsPerRecordMarginal?: number;
   constraintsPerCheckpoint: number;
   constraintsPerCheckpointMeasured?: boolean;
+  /** snarkjs' evaluation domain, 2^power: the FFTs run over it, padding included. */
+  domainSize?: number;
   witnessSeconds?: Spread;
   proveSeconds?: Spread;
   proveCpuSeconds?: Spread;
@@ -103,10 +105,19 @@ export function markdownTable(rows: ResultRow[]): string {
 /** time ≈ a + b·constraints over the proven rows (median prove time), with residuals. */
 export function proveCostModel(
   rows: ResultRow[],
-): { proveSeconds: Fit; proveCpuSeconds: Fit; peakRssMB: Fit } | undefined {
+): { proveSeconds: Fit; proveCpuSeconds: Fit; peakRssMB: Fit; proveSecondsByDomain?: LinearFit } | undefined {
   const proven = rows.filter((r) => r.status === "proven" && r.proveSeconds);
   if (new Set(proven.map((r) => r.constraints)).size < 2) return undefined;
+  const withDomain = proven.filter((r) => typeof r.domainSize === "number");
+  // Needs two distinct domains and more points than coefficients to separate the two slopes.
+  const byDomain =
+    withDomain.length > 3 && new Set(withDomain.map((r) => r.domainSize)).size > 1
+      ? linearFit(
+          withDomain.map((r) => ({ x: [r.constraints, r.domainSize as number], y: r.proveSeconds!.median })),
+        )
+      : undefined;
   return {
+    proveSecondsByDomain: byDomain,
     proveSeconds: polyFit(
       proven.map((r) => ({ x: r.constraints, y: r.proveSeconds!.median })),
       1,

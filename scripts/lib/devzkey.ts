@@ -85,14 +85,25 @@ function scalarsOf(r1cs: R1cs, L: bigint[], alpha: bigint, beta: bigint) {
   // Section 4 lists A and B entries as (matrix, constraint, signal, coef·R² mod r): snarkjs stores the
   // coefficient in Montgomery form twice over, R = 2^256 mod r.
   const R2 = ((2n ** 256n % R) * (2n ** 256n % R)) % R;
-  const coefs: Buffer[] = [];
+  // One buffer for the whole section, sized by a first pass: a Buffer per entry costs ~10 times its 44
+  // bytes, several GB at a million constraints.
+  let entries = nPublic + 1;
+  for (let c = 0, at = 0; c < nConstraints; c++) {
+    for (let matrix = 0; matrix < 3; matrix++) {
+      const terms = body.readUInt32LE(at);
+      if (matrix < 2) entries += terms;
+      at += 4 + terms * 36;
+    }
+  }
+  const coefs = Buffer.alloc(4 + entries * 44);
+  coefs.writeUInt32LE(entries, 0);
+  let written = 0;
   const coefEntry = (matrix: number, c: number, s: number, coef: bigint) => {
-    const e = Buffer.alloc(44);
-    e.writeUInt32LE(matrix, 0);
-    e.writeUInt32LE(c, 4);
-    e.writeUInt32LE(s, 8);
-    e.set(le32((coef * R2) % R), 12);
-    coefs.push(e);
+    const at = 4 + written++ * 44;
+    coefs.writeUInt32LE(matrix, at);
+    coefs.writeUInt32LE(c, at + 4);
+    coefs.writeUInt32LE(s, at + 8);
+    coefs.set(le32((coef * R2) % R), at + 12);
   };
   let pos = 0;
   for (let c = 0; c < nConstraints; c++) {
@@ -121,6 +132,7 @@ function scalarsOf(r1cs: R1cs, L: bigint[], alpha: bigint, beta: bigint) {
     CA[s] += L[nConstraints + s];
     coefEntry(0, nConstraints + s, s, 1n);
   }
+  if (written !== entries) throw new Error(`coefficient section: ${written} entries, expected ${entries}`);
   const C = CC.map((cc, s) => mod(beta * mod(CA[s]) + alpha * mod(CB[s]) + cc));
   return { A: A.map(mod), B: B.map(mod), C, coefs };
 }
@@ -165,7 +177,7 @@ export async function writeDevZkey(
     const g2 = affineBytes("g2");
     section(1, 4);
     const header = section(2, 4 + 32 + 4 + 32 + 12 + 3 * g1 + 3 * g2);
-    const coefSection = section(4, 4 + coefs.length * 44);
+    const coefSection = section(4, coefs.length);
     const ic = section(3, (nPublic + 1) * g1);
     const h = section(9, n * g1);
     const cPoints = section(8, (nVars - nPublic - 1) * g1);
@@ -257,7 +269,7 @@ export async function writeDevZkey(
       }
       at(sections[0].offset, u32(1)); // Groth16
       at(header, Buffer.concat([u32(32), le32(curve.q), u32(32), le32(R), u32(nVars), u32(nPublic), u32(n)]));
-      at(coefSection, Buffer.concat([u32(coefs.length), ...coefs]));
+      at(coefSection, coefs);
 
       for (const group of ["g1", "g2"] as const) {
         const jobs = group === "g1" ? [...fileJobs.g1, ...zJobs] : fileJobs.g2;

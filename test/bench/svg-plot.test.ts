@@ -1,7 +1,8 @@
 // The bench's SVG charts and fits: well-formed SVG with the points where the axes say, and fits that
 // recover known coefficients.
 import { describe, expect, it } from "vitest";
-import { polyFit, spread } from "../../scripts/bench/analysis.js";
+import { linearFit, polyFit, spread } from "../../scripts/bench/analysis.js";
+import { proveCostModel, type ResultRow } from "../../scripts/bench/report.js";
 import { barChart, compact, escapeXml, lineChart, niceTicks } from "../../scripts/lib/svg-plot.js";
 
 const polyline = (svg: string) =>
@@ -116,6 +117,41 @@ describe("fits", () => {
     expect(g.residuals.reduce((s, r) => s + r.residual, 0)).toBeCloseTo(0, 9);
     for (const r of g.residuals) expect(Math.abs(r.residual)).toBeLessThan(0.15);
     expect(() => polyFit(line.slice(0, 2), 2)).toThrow(/needs 3 points/);
+  });
+
+  it("linearFit separates two features: a cost in constraints and one in the padded domain", () => {
+    const circuits = [
+      [17_000, 2 ** 15],
+      [30_000, 2 ** 15],
+      [120_000, 2 ** 17],
+      [240_000, 2 ** 18],
+      [400_000, 2 ** 19],
+      [640_000, 2 ** 20],
+    ];
+    const seconds = ([c, d]: number[]) => 0.9 + 8e-5 * c + 3e-5 * d;
+    const f = linearFit(circuits.map((x) => ({ x, y: seconds(x) })));
+    expect(f.coefficients[0]).toBeCloseTo(0.9, 6);
+    expect(f.coefficients[1] / 8e-5).toBeCloseTo(1, 6);
+    expect(f.coefficients[2] / 3e-5).toBeCloseTo(1, 6);
+    expect(f.r2).toBeCloseTo(1, 9);
+    expect(() => linearFit(circuits.slice(0, 2).map((x) => ({ x, y: 1 })))).toThrow(/needs 3 points/);
+
+    // proveCostModel fits it from proven rows that carry their domain, and not from fewer than 4.
+    const row = ([constraints, domainSize]: number[]): ResultRow => ({
+      predicate: "AAP-3",
+      capacity: 0,
+      status: "proven",
+      constraints,
+      domainSize,
+      constraintsPerRecord: 0,
+      constraintsPerCheckpoint: 0,
+      proveSeconds: { min: 0, median: seconds([constraints, domainSize]), max: 0 },
+      proveCpuSeconds: { min: 0, median: 1, max: 0 },
+      peakRssMB: constraints / 1000,
+    });
+    const model = proveCostModel(circuits.map(row));
+    expect(model?.proveSecondsByDomain?.coefficients[2]).toBeCloseTo(3e-5, 9);
+    expect(proveCostModel(circuits.slice(0, 3).map(row))?.proveSecondsByDomain).toBeUndefined();
   });
 
   it("spread gives min, median and max", () => {
