@@ -130,7 +130,6 @@ function provenRow(
   capacity: number,
   m: CircuitMeasurement,
   constraints: number,
-  domainPower: number,
 ): ResultRow {
   const settles = m.runs.map((r) => r.settleGas);
   return {
@@ -140,7 +139,6 @@ function provenRow(
     circuit: m.circuit,
     checkpoints: 4,
     constraints,
-    domainSize: 2 ** domainPower,
     ...derivedCounts(c, predicate, capacity, constraints),
     witnessSeconds: spread(m.runs.map((r) => r.witnessSeconds)),
     proveSeconds: spread(m.runs.map((r) => r.proveSeconds)),
@@ -207,7 +205,6 @@ export async function runBench(argv: string[]): Promise<number> {
       predicate: c.predicate,
       capacity: 2 ** Number(c.params.depth),
       constraints: c.constraints,
-      domainPower: c.power,
     }))
     .filter(
       (c) => o.predicates.includes(c.predicate) && c.capacity >= o.minCapacity && c.capacity <= o.maxCapacity,
@@ -251,15 +248,15 @@ export async function runBench(argv: string[]): Promise<number> {
     measuredAt: new Date().toISOString(),
     runsPerCircuit: o.runs,
   };
-  const measured: Array<{
-    predicate: string;
-    capacity: number;
-    constraints: number;
-    domainPower: number;
-    m: CircuitMeasurement;
-  }> = [];
+  const measured: Array<{ predicate: string; capacity: number; constraints: number; m: CircuitMeasurement }> =
+    [];
   const provenRows = (counts: ConstraintReport) =>
-    measured.map((x) => provenRow(counts, x.predicate, x.capacity, x.m, x.constraints, x.domainPower));
+    measured.map((x) => provenRow(counts, x.predicate, x.capacity, x.m, x.constraints));
+  // A kept row gets the domain only if it was measured on the circuit built now.
+  const domainOf = (r: ResultRow) => {
+    const c = r.circuit ? manifest.circuits[r.circuit] : undefined;
+    return c && c.constraints === r.constraints ? { domainSize: 2 ** c.power } : {};
+  };
   // With --merge, proven rows of the previous run stay for the circuits this run does not prove.
   const withKept = (fresh: ResultRow[]) => [
     ...fresh,
@@ -295,6 +292,7 @@ export async function runBench(argv: string[]): Promise<number> {
     // Per-checkpoint and marginal columns again, now that more depths are counted.
     const proven = withKept(provenRows(counts)).map((r) => ({
       ...r,
+      ...domainOf(r),
       ...derivedCounts(counts, r.predicate, r.capacity, r.constraints),
     }));
     const rows = [...proven, ...countRows(counts)].sort(
@@ -325,10 +323,10 @@ export async function runBench(argv: string[]): Promise<number> {
           ...model.proveCpuSeconds,
         },
         peakRssMB: { model: "MB ≈ a + b·constraints", ...model.peakRssMB },
-        proveSecondsByDomain: model.proveSecondsByDomain && {
+        proveSecondsByShape: model.proveSecondsByShape && {
           model:
-            "seconds ≈ a + b·constraints + c·domainSize (median prove wall time; snarkjs' FFTs run over the padded 2^k domain)",
-          ...model.proveSecondsByDomain,
+            "seconds ≈ a + b·zkeyMB + c·domainSize (median prove wall time; the prover reads the key's points and A/B coefficients, and runs its FFTs over the padded 2^k domain)",
+          ...model.proveSecondsByShape,
         },
       },
       l2ClaimCost: l2,
@@ -344,10 +342,10 @@ export async function runBench(argv: string[]): Promise<number> {
       console.log(
         `prove time ≈ ${model.proveSeconds.coefficients[0].toFixed(3)} s + ${(model.proveSeconds.coefficients[1] * 1e6).toFixed(2)} µs·constraints (r² ${model.proveSeconds.r2.toFixed(3)})`,
       );
-    const byDomain = model?.proveSecondsByDomain;
-    if (byDomain)
+    const byShape = model?.proveSecondsByShape;
+    if (byShape)
       console.log(
-        `prove time ≈ ${byDomain.coefficients[0].toFixed(3)} s + ${(byDomain.coefficients[1] * 1e6).toFixed(2)} µs·constraints + ${(byDomain.coefficients[2] * 1e6).toFixed(2)} µs·domain (r² ${byDomain.r2.toFixed(3)})`,
+        `prove time ≈ ${byShape.coefficients[0].toFixed(3)} s + ${(byShape.coefficients[1] * 1e3).toFixed(1)} ms·zkeyMB + ${(byShape.coefficients[2] * 1e6).toFixed(2)} µs·domain (r² ${byShape.r2.toFixed(3)})`,
       );
     for (const s of counts.skipped) console.log(`not counted: ${s}`);
     console.log(

@@ -128,3 +128,25 @@ export function commitmentCount(
     cacheOnly,
   );
 }
+
+/**
+ * The checkpoint chain alone (prefix commitments, range checks and the fold) over a tree given as input:
+ * the only part of the trace commitment that grows with the number of checkpoints, so its K = 4 minus
+ * K = 3 difference is the cost of one checkpoint, at a fraction of the whole commitment's compile time.
+ */
+export function checkpointChainCount(
+  depth: number,
+  checkpoints: number,
+  onLine?: (line: string) => void,
+  cacheOnly = false,
+): Promise<CompiledCount | undefined> {
+  return compileCount(
+    `CheckpointChain_d${depth}_k${checkpoints}`,
+    "circuits/gadgets/checkpoints.circom",
+    "CheckpointChain",
+    [depth, checkpoints],
+    [],
+    onLine,
+    cacheOnly,
+  );
+}

@@ -105,19 +105,19 @@ export function markdownTable(rows: ResultRow[]): string {
 /** time ≈ a + b·constraints over the proven rows (median prove time), with residuals. */
 export function proveCostModel(
   rows: ResultRow[],
-): { proveSeconds: Fit; proveCpuSeconds: Fit; peakRssMB: Fit; proveSecondsByDomain?: LinearFit } | undefined {
+): { proveSeconds: Fit; proveCpuSeconds: Fit; peakRssMB: Fit; proveSecondsByShape?: LinearFit } | undefined {
   const proven = rows.filter((r) => r.status === "proven" && r.proveSeconds);
   if (new Set(proven.map((r) => r.constraints)).size < 2) return undefined;
-  const withDomain = proven.filter((r) => typeof r.domainSize === "number");
+  // The key's size stands for what the prover reads: one point per signal and per domain element, and
+  // every A/B coefficient. Constraints alone miss the last (AAP-4's event log has long combinations).
+  const shaped = proven.filter((r) => r.zkeyMB !== undefined && r.domainSize !== undefined);
   // Needs two distinct domains and more points than coefficients to separate the two slopes.
-  const byDomain =
-    withDomain.length > 3 && new Set(withDomain.map((r) => r.domainSize)).size > 1
-      ? linearFit(
-          withDomain.map((r) => ({ x: [r.constraints, r.domainSize as number], y: r.proveSeconds!.median })),
-        )
+  const byShape =
+    shaped.length > 3 && new Set(shaped.map((r) => r.domainSize)).size > 1
+      ? linearFit(shaped.map((r) => ({ x: [r.zkeyMB!, r.domainSize!], y: r.proveSeconds!.median })))
       : undefined;
   return {
-    proveSecondsByDomain: byDomain,
+    proveSecondsByShape: byShape,
     proveSeconds: polyFit(
       proven.map((r) => ({ x: r.constraints, y: r.proveSeconds!.median })),
       1,

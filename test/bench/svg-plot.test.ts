@@ -119,7 +119,7 @@ describe("fits", () => {
     expect(() => polyFit(line.slice(0, 2), 2)).toThrow(/needs 3 points/);
   });
 
-  it("linearFit separates two features: a cost in constraints and one in the padded domain", () => {
+  it("linearFit separates two features: a cost in key size and one in the padded domain", () => {
     const circuits = [
       [17_000, 2 ** 15],
       [30_000, 2 ** 15],
@@ -137,21 +137,22 @@ describe("fits", () => {
     expect(() => linearFit(circuits.slice(0, 2).map((x) => ({ x, y: 1 })))).toThrow(/needs 3 points/);
 
     // proveCostModel fits it from proven rows that carry their domain, and not from fewer than 4.
-    const row = ([constraints, domainSize]: number[]): ResultRow => ({
+    const row = ([zkeyMB, domainSize]: number[]): ResultRow => ({
       predicate: "AAP-3",
       capacity: 0,
       status: "proven",
-      constraints,
+      constraints: zkeyMB,
+      zkeyMB,
       domainSize,
       constraintsPerRecord: 0,
       constraintsPerCheckpoint: 0,
-      proveSeconds: { min: 0, median: seconds([constraints, domainSize]), max: 0 },
+      proveSeconds: { min: 0, median: seconds([zkeyMB, domainSize]), max: 0 },
       proveCpuSeconds: { min: 0, median: 1, max: 0 },
-      peakRssMB: constraints / 1000,
+      peakRssMB: zkeyMB / 1000,
     });
     const model = proveCostModel(circuits.map(row));
-    expect(model?.proveSecondsByDomain?.coefficients[2]).toBeCloseTo(3e-5, 9);
-    expect(proveCostModel(circuits.slice(0, 3).map(row))?.proveSecondsByDomain).toBeUndefined();
+    expect(model?.proveSecondsByShape?.coefficients[2]).toBeCloseTo(3e-5, 9);
+    expect(proveCostModel(circuits.slice(0, 3).map(row))?.proveSecondsByShape).toBeUndefined();
   });
 
   it("spread gives min, median and max", () => {
