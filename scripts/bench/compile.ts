@@ -111,42 +111,26 @@ export async function predicateCount(
   return compileCount(label, inst.source, inst.template, args, inst.publicSignals, onLine, cacheOnly);
 }
 
-/** The shared trace commitment alone (leaves, tree, prefix mask, checkpoints): what every predicate pays. */
-export function commitmentCount(
-  depth: number,
-  checkpoints: number,
-  onLine?: (line: string) => void,
-  cacheOnly = false,
-): Promise<CompiledCount | undefined> {
-  return compileCount(
-    `CommittedTrace_d${depth}_k${checkpoints}`,
-    "circuits/gadgets/trace.circom",
-    "CommittedTrace",
-    [depth, checkpoints],
-    [],
-    onLine,
-    cacheOnly,
-  );
+/** A shared gadget `template(depth, checkpoints)` compiled alone, with no public signals. */
+function gadgetCount(source: string, template: string) {
+  return (depth: number, checkpoints: number, onLine?: (line: string) => void, cacheOnly = false) =>
+    compileCount(
+      `${template}_d${depth}_k${checkpoints}`,
+      source,
+      template,
+      [depth, checkpoints],
+      [],
+      onLine,
+      cacheOnly,
+    );
 }
+
+/** The shared trace commitment alone (leaves, tree, prefix mask, checkpoints): what every predicate pays. */
+export const commitmentCount = gadgetCount("circuits/gadgets/trace.circom", "CommittedTrace");
 
 /**
  * The checkpoint chain alone (prefix commitments, range checks and the fold) over a tree given as input:
  * the only part of the trace commitment that grows with the number of checkpoints, so its K = 4 minus
  * K = 3 difference is the cost of one checkpoint, at a fraction of the whole commitment's compile time.
  */
-export function checkpointChainCount(
-  depth: number,
-  checkpoints: number,
-  onLine?: (line: string) => void,
-  cacheOnly = false,
-): Promise<CompiledCount | undefined> {
-  return compileCount(
-    `CheckpointChain_d${depth}_k${checkpoints}`,
-    "circuits/gadgets/checkpoints.circom",
-    "CheckpointChain",
-    [depth, checkpoints],
-    [],
-    onLine,
-    cacheOnly,
-  );
-}
+export const checkpointChainCount = gadgetCount("circuits/gadgets/checkpoints.circom", "CheckpointChain");
