@@ -132,16 +132,14 @@ template TreeHarness(D) {
 }
 component main {public [n, k]} = TreeHarness(${D});`;
 
-// Capacity 8: one partial node (8 of 16 children); 32: two levels, the top one
-// partial; 256: two full levels, so k = 256 = 16^2 takes the bit-D branch.
+// Capacity 8: one partial node (8 of 16 children); 16: one full node, so k = 16 = 16^1
+// takes the bit-D branch; 64: two levels, four groups to pick from and a partial top node.
 // Costs: 609 per Poseidon(16), PrefixCommitment's muxes 15·(2^(D-4) - 1) per level.
-const TREE_COST: Record<number, number> = { 3: 1223, 5: 3063, 8: 11941 };
-// Every size up to 33, then the edges around 16^2 (a witness costs ~0.1 s).
+const TREE_COST: Record<number, number> = { 3: 1223, 4: 1283, 6: 4350 };
+// Every size up to 33, then the edges of the last groups (a witness costs ~0.1 s).
 const sizesUpTo = (N: number) =>
-  [...new Set([...Array(Math.min(N, 33) + 1).keys(), 127, 128, 129, 240, 241, 255, 256])].filter(
-    (n) => n <= N,
-  );
-for (const D of [3, 5, 8]) {
+  [...new Set([...Array(Math.min(N, 33) + 1).keys(), 47, 48, 49, 62, 63, 64])].filter((n) => n <= N);
+for (const D of [3, 4, 6]) {
   const N = 1 << D;
   describe(`MerkleTree, CommitmentRoot, PrefixCommitment (capacity ${N})`, () => {
     let c: TestCircuit;
