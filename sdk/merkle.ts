@@ -10,7 +10,7 @@
 // record instead of ~240 (docs/bench/levers.json, docs/BENCHMARKS.md).
 import { poseidon } from "./hash.js";
 
-/** Children per internal node. Must match TREE_ARITY_BITS in circuits/gadgets/merkle.circom. */
+/** Children per internal node. Must match arityBits() in circuits/gadgets/merkle.circom (the tree tests compare them). */
 export const TREE_ARITY = 16;
 
 const zeros: bigint[] = [0n];

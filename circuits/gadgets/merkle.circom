@@ -177,6 +177,8 @@ template CommitmentRoot(D) {
 // Cost ~15·2^(D-4) + 700·ceil(D/4) constraints.
 // Assumes k in [1, 2^D]; range-checks k < 2^(D+1) itself.
 template PrefixCommitment(D) {
+    // Digit16 decodes one base-16 digit: the walk is written for arity 16.
+    assert(arityBits() == 4);
     var A = arity();
     var H = treeHeight(D);
     signal input k;
@@ -199,7 +201,7 @@ template PrefixCommitment(D) {
         var at = nodeOffset(D, l);
         var zero = zeroHash(l);
         digit[l] = Digit16();
-        for (var t = 0; t < 4; t++) {
+        for (var t = 0; t < arityBits(); t++) {
             if (arityBits() * l + t <= D) {
                 digit[l].bits[t] <== b[arityBits() * l + t];
             } else {

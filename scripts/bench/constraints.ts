@@ -1,6 +1,6 @@
 // Constraint counts per predicate and capacity: built circuits (manifest), compile-only counts for
 // capacities whose keys cost too much, and a fitted a + b·N + c·N² extrapolation past what compiles in
-// reasonable time. Per-checkpoint cost comes from the shared trace commitment at K = 4 and K = 3.
+// reasonable time. Per-checkpoint cost comes from the checkpoint chain at K = 4 and K = 3.
 import { loadManifest } from "../../prover/artifacts.js";
 import { evaluatePoly, polyFit, type Fit } from "./analysis.js";
 import { checkpointChainCount, commitmentCount, predicateCount } from "./compile.js";

@@ -80,6 +80,37 @@ describe("RecordLeaf", () => {
   });
 });
 
+describe("Digit16", () => {
+  let c: TestCircuit;
+  beforeAll(async () => {
+    c = await compileTestCircuit(
+      "digit16",
+      ["circuits/gadgets/merkle.circom"],
+      "component main = Digit16();",
+    );
+  });
+  const bitsOf = (v: number) => [0, 1, 2, 3].map((t) => String((v >> t) & 1));
+
+  // Two pair products, then one product per output.
+  it("costs 18 constraints", () => expect(c.constraints).toBe(18));
+
+  it("is the one-hot of every 4-bit value, 0 and 15 included", async () => {
+    for (let v = 0; v < 16; v++) {
+      const w = await c.witness({ bits: bitsOf(v) });
+      const eq = Array.from({ length: 16 }, (_, i) => signal(c, w, `eq[${i}]`));
+      expect(eq, `v=${v}`).toEqual(Array.from({ length: 16 }, (_, i) => (i === v ? 1n : 0n)));
+    }
+  });
+
+  it("a forged output or pair product breaks a constraint", async () => {
+    const w = await c.witness({ bits: bitsOf(9) });
+    expect(c.firstUnsatisfied(w)).toBe(-1);
+    for (const name of ["eq[9]", "eq[0]", "eq[15]", "low", "high"]) {
+      expect(c.firstUnsatisfied(forge(c, w, name, signal(c, w, name) + 1n)), name).toBeGreaterThanOrEqual(0);
+    }
+  });
+});
+
 describe("PrefixMask (capacity 8)", () => {
   let c: TestCircuit;
   beforeAll(async () => {
