@@ -57,7 +57,7 @@ export class WitnessError extends Error {
 
 export type CircuitInput = Record<string, string | string[] | string[][]>;
 
-export function traceInput(
+function traceInput(
   records: readonly EncodedRecord[],
   checkpoints: readonly Checkpoint[],
   shape: TraceShape,
@@ -84,6 +84,31 @@ export function traceInput(
     cpRoot: cp.map((c) => String(c?.root ?? 0n)),
     cpActive: cp.map((c) => (c ? "1" : "0")),
   };
+}
+
+/**
+ * Everything but the context, the θ hash and the outcome: the trace, θ's private part
+ * and the predicate's hints, laid out for a circuit of `shape`.
+ */
+export function predicateInput<Theta>(
+  predicate: PredicateDefinition<Theta>,
+  theta: Theta,
+  records: readonly EncodedRecord[],
+  checkpoints: readonly Checkpoint[],
+  shape: TraceShape,
+): CircuitInput {
+  const trace = traceInput(records, checkpoints, shape);
+  const capacity = 2 ** shape.depth;
+  const empty = Array<bigint>(SLOT_COUNT).fill(0n);
+  const hints = predicate.witnessHints?.(
+    {
+      slots: Array.from({ length: capacity }, (_, i) => records[i]?.slots ?? empty),
+      n: records.length,
+      finalRoot: BigInt(trace.finalRoot as string),
+    },
+    theta,
+  );
+  return { ...trace, ...predicate.circuitInputs(theta), ...hints };
 }
 
 export interface ClaimInputSpec<Theta> {
@@ -113,8 +138,7 @@ export function claimInput<Theta>(spec: ClaimInputSpec<Theta>): { input: Circuit
     context: String(spec.context),
     paramsHash: String(paramsHashOf(predicate, theta)),
     outcome: verdict.violated ? "1" : "0",
-    ...traceInput(encoded, spec.checkpoints, spec.shape),
-    ...predicate.circuitInputs(theta),
+    ...predicateInput(predicate, theta, encoded, spec.checkpoints, spec.shape),
     ...predicate.recordInputs?.(records, profile, 2 ** spec.shape.depth),
   };
   return { input, verdict };

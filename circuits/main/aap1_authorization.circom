@@ -32,6 +32,14 @@ template Aap1AuthorizationMain(D, K, T) {
     signal input cpActive[K];
     signal input gatedTools[T];
     signal input authorities[3];
+    // Aap1Authorization's labels and certificate (sdk/predicates/aap1-chains.ts), checked there.
+    signal input chainRank[N];
+    signal input chainLast[N];
+    signal input chainPred[N];
+    signal input chainValidIn[N];
+    signal input chainUsedIn[N];
+    signal input chainCoversIn[N];
+    signal input chainWeight[N];
 
     // context enters no other constraint; squaring keeps it in the proof.
     signal contextSquared <== context * context;
@@ -67,6 +75,15 @@ template Aap1AuthorizationMain(D, K, T) {
     }
     aap1.tools <== gatedTools;
     aap1.accepted <== authorities;
+    // The final root binds every active record's slots: it seeds the challenges.
+    aap1.seed <== finalRoot;
+    aap1.rank <== chainRank;
+    aap1.last <== chainLast;
+    aap1.pred <== chainPred;
+    aap1.validIn <== chainValidIn;
+    aap1.usedIn <== chainUsedIn;
+    aap1.coversIn <== chainCoversIn;
+    aap1.weight <== chainWeight;
 
     signal violated <== AnyOf(N)(aap1.violations);
     outcome === violated;

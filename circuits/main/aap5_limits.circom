@@ -34,6 +34,10 @@ template Aap5LimitsMain(D, K, C, S) {
     signal input countedTools[C];
     signal input summedTools[S];
     signal input limits[3];
+    // RepeatHits' hints (sdk/repeats.ts), checked there.
+    signal input repeatCount[N];
+    signal input repeatLast[N];
+    signal input repeatWeight[N];
 
     // context enters no other constraint; squaring keeps it in the proof.
     signal contextSquared <== context * context;
@@ -93,7 +97,8 @@ template Aap5LimitsMain(D, K, C, S) {
     signal sumViolated <== limit[1].enabled * sumOver;
 
     // Repeats over every executed call: the (maxRepeat + 1)-th occurrence of a
-    // (tool, args) hits. limits[2] = 0 (no limit) never hits.
+    // (tool, args) hits. limits[2] = 0 (no limit) never hits. The final root binds
+    // the tool and args of every executed call, so it seeds RepeatHits' challenges.
     component repeats = RepeatHits(N);
     repeats.live <== call;
     for (var i = 0; i < N; i++) {
@@ -101,6 +106,10 @@ template Aap5LimitsMain(D, K, C, S) {
         repeats.args[i] <== slots[i][SLOT_ARGS()];
     }
     repeats.bound <== limits[2];
+    repeats.seed <== finalRoot;
+    repeats.count <== repeatCount;
+    repeats.last <== repeatLast;
+    repeats.weight <== repeatWeight;
     var hits = 0;
     for (var i = 0; i < N; i++) hits += repeats.hit[i];
 

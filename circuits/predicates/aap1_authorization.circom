@@ -4,6 +4,8 @@ include "circomlib/circuits/bitify.circom";
 include "circomlib/circuits/comparators.circom";
 include "../gadgets/sets.circom";
 include "../gadgets/constants.circom";
+include "../gadgets/hash.circom";
+include "../gadgets/multiset.circom";
 
 // AAP-1 authorization (invocation mode). Semantics, θ and encoding:
 // sdk/predicates/aap1-authorization.ts. In short, an executed call i to a gated
@@ -13,9 +15,10 @@ include "../gadgets/constants.circom";
 //   (c) among the earlier authorization records with that action id, the latest
 //       one is valid (allow, accepted authority, a policy id when the authority is
 //       policy) and covers the same tool and args hash.
-// The scan is O(N^2): for each record i, a running state over j < i
-// (Aap1PairStep) carries the latest same-action authorization and counts the
-// same-action gated calls.
+// Each record i needs a state over the earlier records with its action id: the
+// latest authorization's validity and (tool, args), and whether a gated call came
+// before. Aap1Authorization threads that state through each action id's records
+// in linear cost, from the prover's labels (sdk/predicates/aap1-chains.ts).
 
 // The θ vector of AAP-1, hashed to the promise's paramsHash:
 // [PREDICATE_ID, T, 3, gatedTools[T], human, policy, auto_review]
@@ -69,61 +72,31 @@ template Aap1Record(T) {
     valid <== allow * (humanOk + policyOk + autoOk);
 }
 
-// One step of record i's scan over an earlier record j.
-// State (v, t, a): validity, tool and args of the latest earlier authorization
-// with i's action id (0, 0, 0 before any); c: 1 iff j is a gated call with i's
-// action id. Assumes isAuthJ, gatedJ, validJ boolean (Aap1Record).
-template Aap1PairStep() {
-    signal input actionI;
-    signal input actionJ;
-    signal input isAuthJ;
-    signal input gatedJ;
-    signal input validJ;
-    signal input toolJ;
-    signal input argsJ;
-    signal input v;
-    signal input t;
-    signal input a;
-    signal output vOut;
-    signal output tOut;
-    signal output aOut;
-    signal output c;
-
-    signal same <== IsZero()(actionI - actionJ);
-    signal m <== same * isAuthJ;
-    vOut <== v + m * (validJ - v);
-    tOut <== t + m * (toolJ - t);
-    aOut <== a + m * (argsJ - a);
-    c <== same * gatedJ;
-}
-
-// The verdict on record i from its final scan state.
-// Assumes gated and v boolean; used counts earlier same-action gated calls,
-// at most N - 1 < r, so IsZero(used) cannot wrap.
-template Aap1CallCheck() {
-    signal input gated;
-    signal input action;
-    signal input tool;
-    signal input args;
-    signal input v;
-    signal input t;
-    signal input a;
-    signal input used;
-    signal output violated;
-
-    signal noAction <== IsZero()(action);
-    signal toolOk <== IsEqual()([t, tool]);
-    signal argsOk <== IsEqual()([a, args]);
-    signal fresh <== IsZero()(used);
-    signal covers <== v * toolOk;
-    signal exact <== covers * argsOk;
-    signal once <== exact * fresh;
-    signal ok <== once * (1 - noAction);
-    violated <== gated * (1 - ok);
-}
-
 // Per-record violation flags of AAP-1 over N records.
+//
+// The members of action id A are the active authorizations and gated calls with
+// action A. The prover labels each member with its rank among A's members (1, 2,
+// ... in record order), the index of the member before it (pred), a last bit, and
+// the state before it (validIn, usedIn, coversIn; 0 for rank 1), where
+//   covers = tool + seed·args fingerprints an authorization's (tool, args);
+//   the state after member j is (valid_j, 0-or-used, covers_j) for an authorization
+//   (usedIn carried over) and (validIn, 1, coversIn) for a gated call.
+// The circuit checks, as RepeatHits does for counts (repeats.circom):
+//   {(A, rank, j, stateOut) : member}
+//     = {(A, rank - 1, pred, stateIn) : member, rank >= 2} ⊎ {(A, rank, j, stateOut) : last}
+// and that the rank-1 members have distinct actions (DistinctRoots). So each A's
+// ranks are exactly 1..m, and each rank r >= 2 member's pred is the rank r - 1
+// member and its state in is that member's state out. pred < i makes rank order
+// record order, so state in is the fold over exactly the earlier members of A.
+// A gated call i is authorized iff action != 0, validIn, coversIn = covers_i and
+// not usedIn: the rules (a)-(c) above.
+//
+// Fiat–Shamir, as in RepeatHits: seed (the final root, which binds every active
+// record's slots) fingerprints (tool, args); beta = Hash(seed, packed labels,
+// coversIn) fingerprints the tuples; zeta = Hash(beta, weight) tests them.
 // Assumes active is a prefix mask (PrefixMask), and accepted boolean.
+// Cost: about (3B + 39)·N plus the two hashes, ~41 per record each for coversIn and
+// the certificate's weights: docs/PREDICATES.md.
 template Aap1Authorization(N, T) {
     assert(N >= 2);
     signal input active[N];
@@ -135,9 +108,37 @@ template Aap1Authorization(N, T) {
     signal input ref[N];
     signal input tools[T];
     signal input accepted[3];
+    signal input seed;
+    signal input rank[N];
+    signal input last[N];
+    signal input pred[N];
+    signal input validIn[N];
+    signal input usedIn[N];
+    signal input coversIn[N];
+    signal input weight[N];
     signal output violations[N];
 
+    // Labels: rank - 1 (B bits), last, pred (B bits), validIn, usedIn.
+    var B = countBits(N);
+    var WIDTH = 2 * B + 3;
+    var PER = labelsPerElement(WIDTH);
+    var PACKS = (N + PER - 1) \ PER;
+
     component record[N];
+    component rankBits[N];
+    component predBits[N];
+    component gapBits[N];
+    component isFirst[N];
+    signal auth[N];
+    signal member[N];
+    signal first[N];
+    signal step[N];
+    signal covers[N];
+    signal validOut[N];
+    signal usedOut[N];
+    signal coversOut[N];
+    var packs[PACKS];
+    for (var k = 0; k < PACKS; k++) packs[k] = 0;
     for (var i = 0; i < N; i++) {
         record[i] = Aap1Record(T);
         record[i].active <== active[i];
@@ -147,51 +148,92 @@ template Aap1Authorization(N, T) {
         record[i].ref <== ref[i];
         record[i].tools <== tools;
         record[i].accepted <== accepted;
+        auth[i] <== active[i] * record[i].isAuth;
+        // An authorization is never a call, so the sum is boolean.
+        member[i] <== auth[i] + record[i].gated;
+
+        rankBits[i] = Num2Bits(B);
+        rankBits[i].in <== rank[i] - 1;
+        isFirst[i] = IsZero();
+        isFirst[i].in <== rank[i] - 1;
+        first[i] <== member[i] * isFirst[i].out;
+        step[i] <== member[i] - first[i];
+        last[i] * (last[i] - member[i]) === 0;
+        predBits[i] = Num2Bits(B);
+        predBits[i].in <== pred[i];
+        // pred < i for every member with a predecessor; record 0 has none.
+        gapBits[i] = Num2Bits(B);
+        gapBits[i].in <== step[i] * (i - 1 - pred[i]);
+
+        validIn[i] * (validIn[i] - 1) === 0;
+        usedIn[i] * (usedIn[i] - 1) === 0;
+        first[i] * validIn[i] === 0;
+        first[i] * usedIn[i] === 0;
+        first[i] * coversIn[i] === 0;
+
+        covers[i] <== tool[i] + seed * args[i];
+        validOut[i] <== validIn[i] + auth[i] * (record[i].valid - validIn[i]);
+        coversOut[i] <== coversIn[i] + auth[i] * (covers[i] - coversIn[i]);
+        usedOut[i] <== usedIn[i] + record[i].gated * (1 - usedIn[i]);
+
+        var label = rank[i] - 1 + (1 << B) * last[i] + (1 << (B + 1)) * pred[i]
+            + (1 << (2 * B + 1)) * validIn[i] + (1 << (2 * B + 2)) * usedIn[i];
+        packs[i \ PER] += label * (2 ** (WIDTH * (i % PER)));
     }
 
-    // pair[i * (i - 1) / 2 + j] scans record j < i for record i.
-    component pair[N * (N - 1) \ 2];
-    component call[N];
-    var used[N];
-    var k = 0;
+    component betaHash = HashVector(1 + PACKS + N);
+    betaHash.in[0] <== seed;
+    for (var k = 0; k < PACKS; k++) betaHash.in[1 + k] <== packs[k];
+    for (var i = 0; i < N; i++) betaHash.in[1 + PACKS + i] <== coversIn[i];
+    signal beta <== betaHash.out;
+    signal betaSquared <== beta * beta;
+
+    component zetaHash = HashVector(1 + N);
+    zetaHash.in[0] <== beta;
+    for (var i = 0; i < N; i++) zetaHash.in[1 + i] <== weight[i];
+    signal zeta <== zetaHash.out;
+
+    // Tuple fingerprints: action + beta·small + beta²·covers, where small packs
+    // (rank - 1, index, valid, used) injectively (each part range-checked or boolean).
+    // A member's "in" tuple names its predecessor: rank - 1 and pred.
+    signal betaSmallOut[N];
+    signal betaSmallIn[N];
+    signal tupleOut[N];
+    signal tupleIn[N];
     for (var i = 0; i < N; i++) {
-        call[i] = Aap1CallCheck();
-        used[i] = 0;
-        for (var j = 0; j < i; j++) {
-            pair[k] = Aap1PairStep();
-            pair[k].actionI <== action[i];
-            pair[k].actionJ <== action[j];
-            pair[k].isAuthJ <== record[j].isAuth;
-            pair[k].gatedJ <== record[j].gated;
-            pair[k].validJ <== record[j].valid;
-            pair[k].toolJ <== tool[j];
-            pair[k].argsJ <== args[j];
-            if (j == 0) {
-                pair[k].v <== 0;
-                pair[k].t <== 0;
-                pair[k].a <== 0;
-            } else {
-                pair[k].v <== pair[k - 1].vOut;
-                pair[k].t <== pair[k - 1].tOut;
-                pair[k].a <== pair[k - 1].aOut;
-            }
-            used[i] += pair[k].c;
-            k++;
-        }
-        call[i].gated <== record[i].gated;
-        call[i].action <== action[i];
-        call[i].tool <== tool[i];
-        call[i].args <== args[i];
-        if (i == 0) {
-            call[i].v <== 0;
-            call[i].t <== 0;
-            call[i].a <== 0;
-        } else {
-            call[i].v <== pair[k - 1].vOut;
-            call[i].t <== pair[k - 1].tOut;
-            call[i].a <== pair[k - 1].aOut;
-        }
-        call[i].used <== used[i];
-        violations[i] <== call[i].violated;
+        betaSmallOut[i] <== beta * (rank[i] - 1 + (1 << B) * i
+            + (1 << (2 * B)) * validOut[i] + (1 << (2 * B + 1)) * usedOut[i]);
+        betaSmallIn[i] <== beta * (rank[i] - 2 + (1 << B) * pred[i]
+            + (1 << (2 * B)) * validIn[i] + (1 << (2 * B + 1)) * usedIn[i]);
+        tupleOut[i] <== action[i] + betaSmallOut[i] + betaSquared * coversOut[i];
+        tupleIn[i] <== action[i] + betaSmallIn[i] + betaSquared * coversIn[i];
+    }
+    signal states <== SelectedProduct(N)(member, tupleOut, zeta);
+    component handOffs = SelectedProduct(2 * N);
+    handOffs.z <== zeta;
+    for (var i = 0; i < N; i++) {
+        handOffs.sel[i] <== step[i];
+        handOffs.f[i] <== tupleIn[i];
+        handOffs.sel[N + i] <== last[i];
+        handOffs.f[N + i] <== tupleOut[i];
+    }
+    states === handOffs.out;
+    DistinctRoots(N)(first, action, weight, zeta);
+
+    // The verdict on each gated call, from its state in.
+    component noAction[N];
+    component sameCover[N];
+    signal fresh[N];
+    signal covered[N];
+    signal ok[N];
+    for (var i = 0; i < N; i++) {
+        noAction[i] = IsZero();
+        noAction[i].in <== action[i];
+        sameCover[i] = IsEqual();
+        sameCover[i].in <== [coversIn[i], covers[i]];
+        fresh[i] <== validIn[i] * (1 - usedIn[i]);
+        covered[i] <== fresh[i] * sameCover[i].out;
+        ok[i] <== covered[i] * (1 - noAction[i].out);
+        violations[i] <== record[i].gated * (1 - ok[i]);
     }
 }

@@ -38,6 +38,7 @@ import { callArgsField } from "../encoding.js";
 import { reduceBytes32 } from "../hash.js";
 import { AUTHORITIES, type AuthorizationRecord } from "../records.js";
 import { paddedStrings, pythonRepr, stringList } from "./theta-common.js";
+import { aap1ChainHints } from "./aap1-chains.js";
 import { ThetaError, type PredicateDefinition, type Verdict } from "./types.js";
 
 type Authority = (typeof AUTHORITIES)[number];
@@ -163,6 +164,20 @@ export const aap1Authorization: PredicateDefinition<Aap1Theta> = {
     return {
       gatedTools: paddedStrings(theta.gatedTools, CAPS.tools).map(String),
       authorities: flags(theta).map(String),
+    };
+  },
+
+  witnessHints(trace, theta) {
+    const h = aap1ChainHints(trace, paddedStrings(theta.gatedTools, CAPS.tools), flags(theta));
+    const strings = (xs: bigint[]) => xs.map(String);
+    return {
+      chainRank: strings(h.rank),
+      chainLast: strings(h.last),
+      chainPred: strings(h.pred),
+      chainValidIn: strings(h.validIn),
+      chainUsedIn: strings(h.usedIn),
+      chainCoversIn: strings(h.coversIn),
+      chainWeight: strings(h.weight),
     };
   },
 };

@@ -24,7 +24,8 @@
 // amount_key and the scale belong to the encoding profile: aap5ProfileFromVai gives
 // the entries they imply; max_sum must be a whole number of minor units.
 // Circuit: circuits/predicates/aap5_limits.circom, circuits/main/aap5_limits.circom.
-import { callAmount, callArgsField } from "../encoding.js";
+import { callAmount, callArgsField, KIND, SLOT } from "../encoding.js";
+import { repeatHints } from "../repeats.js";
 import type { EncodingProfile } from "../profile.js";
 import { paddedStrings } from "./theta-common.js";
 import { ThetaError, type PredicateDefinition, type Verdict } from "./types.js";
@@ -238,6 +239,21 @@ export const aap5Limits: PredicateDefinition<Aap5Theta> = {
       countedTools: paddedStrings(theta.countedTools, CAPS.countedTools).map(String),
       summedTools: paddedStrings(theta.summedTools, CAPS.summedTools).map(String),
       limits: [theta.maxCount, theta.maxSum, theta.maxRepeat].map((l) => String(encodeLimit(l))),
+    };
+  },
+
+  witnessHints({ slots, n, finalRoot }) {
+    // The circuit's executed calls: active records of kind CALL.
+    const records = slots.map((s, i) => ({
+      live: i < n && s[SLOT.kind] === KIND.call,
+      tool: s[SLOT.tool]!,
+      args: s[SLOT.args]!,
+    }));
+    const hints = repeatHints(records, finalRoot);
+    return {
+      repeatCount: hints.count.map(String),
+      repeatLast: hints.last.map(String),
+      repeatWeight: hints.weight.map(String),
     };
   },
 };

@@ -48,6 +48,20 @@ export interface PredicateDefinition<Theta> {
     profile: EncodingProfile,
     capacity: number,
   ): Record<string, string[][]>;
+  /**
+   * Values the circuit checks but does not compute itself: AAP-1's per-action chains
+   * (sdk/predicates/aap1-chains.ts) and AAP-5's occurrence counts (sdk/repeats.ts),
+   * each with its distinctness certificate.
+   */
+  witnessHints?(trace: EncodedTrace, theta: Theta): Record<string, string[]>;
+}
+
+/** A trace as a circuit of some capacity sees it: every row's slots (zero rows past the trace). */
+export interface EncodedTrace {
+  slots: readonly (readonly bigint[])[];
+  /** Records in the trace; rows from n on are padding. */
+  n: number;
+  finalRoot: bigint;
 }
 
 export class ThetaError extends Error {

@@ -3,7 +3,7 @@
 // forged-input tests of each predicate need.
 import { leafHash, recordSalt, type EncodedRecord } from "../../sdk/encoding.js";
 import { paramsHashOf, type PredicateDefinition } from "../../sdk/predicates/index.js";
-import { traceInput, type CircuitInput, type TraceShape } from "../../prover/witness.js";
+import { predicateInput, type CircuitInput, type TraceShape } from "../../prover/witness.js";
 
 export function rawSlotsInput<Theta>(
   predicate: PredicateDefinition<Theta>,
@@ -20,7 +20,6 @@ export function rawSlotsInput<Theta>(
     context: String(opts.context),
     paramsHash: String(paramsHashOf(predicate, theta)),
     outcome: String(outcome),
-    ...traceInput(encoded, [], opts.shape),
-    ...predicate.circuitInputs(theta),
+    ...predicateInput(predicate, theta, encoded, [], opts.shape),
   };
 }

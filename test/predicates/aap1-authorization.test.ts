@@ -6,7 +6,7 @@ import { keccak256, toBytes } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson, type Json } from "../../sdk/canonical.js";
 import { encodeRecord, KIND, SLOT } from "../../sdk/encoding.js";
-import { stringToField } from "../../sdk/hash.js";
+import { FIELD_MODULUS, stringToField } from "../../sdk/hash.js";
 import { prefixCommitment } from "../../sdk/merkle.js";
 import { aap1Authorization, type Aap1Theta } from "../../sdk/predicates/aap1-authorization.js";
 import { ThetaError } from "../../sdk/predicates/index.js";
@@ -113,7 +113,7 @@ describe("θ", () => {
 
 it("costs exactly this many constraints (a change in cost is a decision)", () => {
   // 40 per record and 7 per pair (j < i) in the predicate, the rest is the trace commitment.
-  expect(circuit.constraints).toBe(8398);
+  expect(circuit.constraints).toBe(9350);
 });
 
 describe("circuit = oracle on random traces", () => {
@@ -287,15 +287,16 @@ describe("forged witnesses against the cross-record scan", () => {
   // The same, but the last call's latest authorization is the deny.
   const violated = satisfied.map((r) => (r.seq === 6 ? call(6, "read_file", Y) : r));
 
-  // Signals of the scan: the match flags and running state of record 7's pairs
-  // (pair index 21..27), the consumption count, per-call checks, per-record decodes.
+  // Signals of the chains: membership, rank and hand-off of records 2, 4, 6 and 7, their
+  // state out and tuple fingerprints, the challenges, the verdicts, per-record decodes.
   const scanSignals = () => [
-    ...signalsMatching(circuit, /^aap1\.pair\[(21|22|26|27)\]\.(same|m|vOut|tOut|aOut|c)$/),
-    ...signalsMatching(circuit, /^aap1\.pair\[(1|3|9)\]\.(same|m|c)$/),
     ...signalsMatching(
       circuit,
-      /^aap1\.call\[(2|4|7)\]\.(v|t|a|used|noAction|toolOk|argsOk|fresh|covers|exact|once|ok)$/,
+      /^aap1\.(auth|member|first|step|covers|validOut|usedOut|coversOut|betaSmallOut|betaSmallIn|tupleOut|tupleIn|fresh|covered|ok)\[(2|4|6|7)\]$/,
     ),
+    ...signalsMatching(circuit, /^aap1\.(beta|betaSquared|zeta|states)$/),
+    ...signalsMatching(circuit, /^aap1\.(sameCover|noAction|isFirst)\[(2|7)\]\.out$/),
+    ...signalsMatching(circuit, /^aap1\.handOffs\.(acc|term)\[(7|15)\]$/),
     ...signalsMatching(
       circuit,
       /^aap1\.record\[(1|6|7)\]\.(isCall|listed|activeCall|code|b\[\d\]|allow|autoReview|noRef|humanOk|policyAccepted|policyOk|autoOk)$/,
@@ -328,14 +329,86 @@ describe("forged witnesses against the cross-record scan", () => {
     });
   }
 
-  it("the verdict on the last call hangs on exactly the flags the forgeries target", async () => {
-    const w = await circuit.witness(input(violated).input);
+  it("the verdict on the last call hangs on exactly the labels the forgeries target", async () => {
+    const { input: honest } = input(violated);
+    const w = await circuit.witness(honest);
     const at = (s: string) => w[circuit.signals.get(s)!];
-    // Record 7 vs record 5 (pair 7*6/2 + 5 = 26): same action, an authorization, a deny.
-    expect([at("aap1.pair[26].same"), at("aap1.pair[26].m"), at("aap1.pair[26].vOut")]).toEqual([1n, 1n, 0n]);
-    expect([at("aap1.call[7].ok"), at("aap1.call[4].ok"), at("aap1.call[2].ok")]).toEqual([0n, 1n, 1n]);
+    // Record 7's predecessor in a3's chain is the deny at 5: rank 2, state in invalid.
+    expect([honest.chainRank, honest.chainPred, honest.chainValidIn].map((l) => (l as string[])[7])).toEqual([
+      "2",
+      "5",
+      "0",
+    ]);
+    expect([at("aap1.ok[7]"), at("aap1.ok[4]"), at("aap1.ok[2]")]).toEqual([0n, 1n, 1n]);
+  });
+
+  // A prover who wants "satisfied" relabels the chains. Each lie keeps whatever it can
+  // of the honest input, including a certificate that stays valid where the first
+  // members do not change; none has a witness.
+  const relabel = (honest: CircuitInput, edits: Record<string, Record<number, string>>): CircuitInput => {
+    const out: CircuitInput = { ...honest };
+    for (const [field, at] of Object.entries(edits)) {
+      const labels = [...(honest[field] as string[])];
+      for (const [i, v] of Object.entries(at)) labels[Number(i)] = v;
+      out[field] = labels;
+    }
+    return { ...out, outcome: "0" };
+  };
+
+  it("refuses chains split in two: an authorization used twice", async () => {
+    // a1 approved, used, approved again and used again: the second use is violated.
+    const trace = [
+      auth(0, "a1", "delete_file", X),
+      call(1, "delete_file", X, "a1"),
+      auth(2, "a1", "delete_file", X),
+      call(3, "delete_file", X, "a1"),
+    ];
+    const { input: honest, verdict } = input(trace);
+    expect(verdict.violated).toBe(true);
+    expect(honest.chainUsedIn!.slice(0, 4)).toEqual(["0", "0", "1", "1"]);
+    // Two chains, {0, 1} and {2, 3}: record 2 starts afresh, so 3 sees an unused allow.
+    const split = relabel(honest, {
+      chainRank: { 2: "1", 3: "2" },
+      chainPred: { 2: "0" },
+      chainLast: { 1: "1" },
+      chainValidIn: { 2: "0" },
+      chainUsedIn: { 2: "0", 3: "0" },
+      chainCoversIn: { 2: "0" },
+    });
+    expect(await witnessFails(circuit, split)).toBe(true);
+  });
+
+  it("refuses a chain out of record order: an approval after the call", async () => {
+    const trace = [call(0, "delete_file", X, "a1"), auth(1, "a1", "delete_file", X)];
+    const { input: honest, verdict } = input(trace);
+    expect(verdict.violated).toBe(true);
+    const h = honest.chainCoversIn as string[];
+    // The authorization ranked first, the call second with pred 1 > 0: the same first
+    // action, so the honest certificate still holds; the order check does not.
+    const late = relabel(honest, {
+      chainRank: { 0: "2", 1: "1" },
+      chainPred: { 0: "1" },
+      chainLast: { 0: "1", 1: "0" },
+      chainValidIn: { 0: "1" },
+      chainCoversIn: { 0: coversOf(honest, 1) },
+    });
+    expect(h[0]).toBe("0");
+    expect(await witnessFails(circuit, late)).toBe(true);
+  });
+
+  it("refuses a state handed over wrong: an allow claimed where the latest is a deny", async () => {
+    const { input: honest } = input(violated);
+    const forged = relabel(honest, { chainValidIn: { 7: "1" }, chainCoversIn: { 7: coversOf(honest, 6) } });
+    expect(await witnessFails(circuit, forged)).toBe(true);
   });
 });
+
+/** covers = tool + finalRoot·args of record i, as the circuit fingerprints an authorization. */
+function coversOf(input: CircuitInput, i: number): string {
+  const slots = (input.slots as string[][])[i]!;
+  const root = BigInt(input.finalRoot as string);
+  return String((BigInt(slots[1]!) + root * BigInt(slots[2]!)) % FIELD_MODULUS);
+}
 
 describe("edge witnesses", () => {
   const X = { path: "/srv/x" };

@@ -1,0 +1,65 @@
+// The prover's side of circuits/gadgets/multiset.circom, and the label packing its
+// callers hash into their challenges: one definition of each, mirrored exactly.
+import { FIELD_MODULUS } from "./hash.js";
+
+const P = FIELD_MODULUS;
+
+/** Bits of a label below n, the least B with 2^B >= n (countBits in the circuit). */
+export function countBits(n: number): number {
+  let b = 0;
+  while (2 ** b < n) b++;
+  return b;
+}
+
+/** Labels of `width` bits each, packed floor(250 / width) to a field element, lowest first. */
+export function packLabels(labels: readonly bigint[], width: number): bigint[] {
+  const perElement = Math.floor(250 / width);
+  const packs = Array<bigint>(Math.ceil(labels.length / perElement)).fill(0n);
+  labels.forEach((label, i) => {
+    packs[Math.floor(i / perElement)]! += label << BigInt(width * (i % perElement));
+  });
+  return packs;
+}
+
+/** x^(p-2) mod p, by Montgomery's batch trick: one exponentiation for all of xs. */
+function batchInverse(xs: readonly bigint[]): bigint[] {
+  const prefix: bigint[] = [];
+  let acc = 1n;
+  for (const x of xs) {
+    prefix.push(acc);
+    acc = (acc * x) % P;
+  }
+  let inv = modPow(acc, P - 2n);
+  const out = Array<bigint>(xs.length);
+  for (let i = xs.length - 1; i >= 0; i--) {
+    out[i] = (inv * prefix[i]!) % P;
+    inv = (inv * xs[i]!) % P;
+  }
+  return out;
+}
+
+function modPow(base: bigint, exp: bigint): bigint {
+  let result = 1n;
+  let b = base % P;
+  for (let e = exp; e > 0n; e >>= 1n) {
+    if (e & 1n) result = (result * b) % P;
+    b = (b * b) % P;
+  }
+  return result;
+}
+
+/**
+ * DistinctRoots' certificate that the values are pairwise distinct: the partial-fraction
+ * weights w_k = 1 / ∏_(j≠k) (u_k - u_j), with 1/∏ (X - u_k) = Σ w_k / (X - u_k).
+ * Throws when two values are equal, since then no weights exist.
+ */
+export function partialFractionWeights(values: readonly bigint[]): bigint[] {
+  const u = values.map((v) => ((v % P) + P) % P);
+  const denominators = u.map((uk, k) => {
+    let d = 1n;
+    for (let j = 0; j < u.length; j++) if (j !== k) d = (d * (uk - u[j]! + P)) % P;
+    if (d === 0n) throw new RangeError("two values are equal: no partial-fraction certificate exists");
+    return d;
+  });
+  return batchInverse(denominators);
+}

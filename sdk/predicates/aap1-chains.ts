@@ -1,0 +1,116 @@
+// The prover's labels for Aap1Authorization (circuits/predicates/aap1_authorization.circom):
+// each member's rank among its action id's members, its predecessor, its last bit
+// and the state before it, with the certificate that rank-1 members have distinct
+// action ids. Decodes the slots exactly as the circuit's Aap1Record does, and mirrors
+// its label packing and challenges; the circuit checks all of it.
+import { KIND, SLOT } from "../encoding.js";
+import { FIELD_MODULUS, hashVector } from "../hash.js";
+import { countBits, packLabels, partialFractionWeights } from "../multiset.js";
+import type { EncodedTrace } from "./types.js";
+
+export interface ChainHints {
+  rank: bigint[];
+  last: bigint[];
+  pred: bigint[];
+  validIn: bigint[];
+  usedIn: bigint[];
+  coversIn: bigint[];
+  /** DistinctRoots' weights: nonzero only at rank-1 members. */
+  weight: bigint[];
+  /** The circuit's challenges, for tests. */
+  beta: bigint;
+  zeta: bigint;
+}
+
+/** Aap1Record on slots: which records are members, and an authorization's validity. */
+function decode(
+  slots: readonly bigint[],
+  active: boolean,
+  gatedTools: readonly bigint[],
+  accepted: readonly bigint[],
+) {
+  const kind = slots[SLOT.kind]!;
+  const auth = active && kind === KIND.authorization;
+  // Padding tools with 0 matches a tool slot of 0, as IsInSet does.
+  const gated = active && kind === KIND.call && gatedTools.includes(slots[SLOT.tool]!);
+  let valid = false;
+  const code = slots[SLOT.aux]!;
+  if (auth && code < 64n) {
+    const bit = (k: number) => ((code >> BigInt(k)) & 1n) === 1n;
+    const allow = bit(0) && !bit(1);
+    const autoReview = bit(2) && bit(3);
+    const human = bit(2) && !bit(3);
+    const policy = bit(3) && !bit(2);
+    const hasRef = slots[SLOT.target0]! !== 0n;
+    valid =
+      allow &&
+      ((human && accepted[0] === 1n) ||
+        (policy && accepted[1] === 1n && hasRef) ||
+        (autoReview && accepted[2] === 1n));
+  }
+  return { auth, gated, valid };
+}
+
+/** Labels for a circuit with `trace.slots.length` rows; the seed is the trace's final root. */
+export function aap1ChainHints(
+  trace: EncodedTrace,
+  gatedTools: readonly bigint[],
+  accepted: readonly bigint[],
+): ChainHints {
+  const { slots, n, finalRoot: seed } = trace;
+  const capacity = slots.length;
+  const zeros = () => Array<bigint>(capacity).fill(0n);
+  const [rank, last, pred, validIn, usedIn, coversIn] = [
+    zeros(),
+    zeros(),
+    zeros(),
+    zeros(),
+    zeros(),
+    zeros(),
+  ];
+  const latest = new Map<
+    bigint,
+    { index: number; rank: bigint; valid: bigint; used: bigint; covers: bigint }
+  >();
+  const firsts: number[] = [];
+  slots.forEach((s, i) => {
+    rank[i] = 1n;
+    const { auth, gated, valid } = decode(s, i < n, gatedTools, accepted);
+    if (!auth && !gated) return;
+    const action = s[SLOT.action]!;
+    const before = latest.get(action);
+    if (before) {
+      rank[i] = before.rank + 1n;
+      pred[i] = BigInt(before.index);
+      validIn[i] = before.valid;
+      usedIn[i] = before.used;
+      coversIn[i] = before.covers;
+    } else firsts.push(i);
+    const covers = (s[SLOT.tool]! + seed * s[SLOT.args]!) % FIELD_MODULUS;
+    latest.set(action, {
+      index: i,
+      rank: rank[i]!,
+      valid: auth ? (valid ? 1n : 0n) : validIn[i]!,
+      used: gated ? 1n : usedIn[i]!,
+      covers: auth ? covers : coversIn[i]!,
+    });
+  });
+  for (const { index } of latest.values()) last[index] = 1n;
+
+  const bits = countBits(capacity);
+  const labels = rank.map(
+    (r, i) =>
+      r -
+      1n +
+      (last[i]! << BigInt(bits)) +
+      (pred[i]! << BigInt(bits + 1)) +
+      (validIn[i]! << BigInt(2 * bits + 1)) +
+      (usedIn[i]! << BigInt(2 * bits + 2)),
+  );
+  const beta = hashVector([seed, ...packLabels(labels, 2 * bits + 3), ...coversIn]);
+  const weights = partialFractionWeights(firsts.map((i) => slots[i]![SLOT.action]!));
+  const weight = zeros();
+  firsts.forEach((i, k) => (weight[i] = weights[k]!));
+  const zeta = hashVector([beta, ...weight]);
+  return { rank, last, pred, validIn, usedIn, coversIn, weight, beta, zeta };
+}
