@@ -63,3 +63,15 @@ export function partialFractionWeights(values: readonly bigint[]): bigint[] {
   });
   return batchInverse(denominators);
 }
+
+/**
+ * DistinctRoots' weight input, one per row: the partial-fraction weight of each
+ * selected row's value (`null` for a row that is not selected, which gets 0).
+ */
+export function rowWeights(rows: readonly (bigint | null)[]): bigint[] {
+  const selected = rows.flatMap((v, i) => (v === null ? [] : [i]));
+  const weights = partialFractionWeights(selected.map((i) => rows[i]!));
+  const out = Array<bigint>(rows.length).fill(0n);
+  selected.forEach((i, k) => (out[i] = weights[k]!));
+  return out;
+}

@@ -3,7 +3,7 @@
 // and the Bezout certificate that first occurrences have distinct keys. Mirrors the
 // gadget's label packing and its two challenges exactly; the circuit checks all of it.
 import { FIELD_MODULUS, hashVector } from "./hash.js";
-import { countBits, packLabels, partialFractionWeights } from "./multiset.js";
+import { countBits, packLabels, rowWeights } from "./multiset.js";
 
 export interface RepeatRecord {
   live: boolean;
@@ -53,12 +53,9 @@ export function certifyLabels(
   const bits = countBits(records.length);
   const labels = count.map((c, i) => c - 1n + (last[i]! << BigInt(bits)));
   const beta = hashVector([seed, ...packLabels(labels, bits + 1)]);
-  const firsts = records.flatMap((r, i) => (r.live && count[i] === 1n ? [i] : []));
-  const weights = partialFractionWeights(
-    firsts.map((i) => (records[i]!.tool + beta * records[i]!.args) % FIELD_MODULUS),
+  const weight = rowWeights(
+    records.map((r, i) => (r.live && count[i] === 1n ? (r.tool + beta * r.args) % FIELD_MODULUS : null)),
   );
-  const weight = Array<bigint>(records.length).fill(0n);
-  firsts.forEach((i, k) => (weight[i] = weights[k]!));
   const zeta = hashVector([beta, ...weight]);
   return { count, last, weight, beta, zeta };
 }

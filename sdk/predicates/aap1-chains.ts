@@ -5,7 +5,7 @@
 // its label packing and challenges; the circuit checks all of it.
 import { KIND, SLOT } from "../encoding.js";
 import { FIELD_MODULUS, hashVector } from "../hash.js";
-import { countBits, packLabels, partialFractionWeights } from "../multiset.js";
+import { countBits, packLabels, rowWeights } from "../multiset.js";
 import type { EncodedTrace } from "./types.js";
 
 export interface ChainHints {
@@ -72,7 +72,7 @@ export function aap1ChainHints(
     bigint,
     { index: number; rank: bigint; valid: bigint; used: bigint; covers: bigint }
   >();
-  const firsts: number[] = [];
+  const firsts = new Set<number>();
   slots.forEach((s, i) => {
     rank[i] = 1n;
     const { auth, gated, valid } = decode(s, i < n, gatedTools, accepted);
@@ -85,7 +85,7 @@ export function aap1ChainHints(
       validIn[i] = before.valid;
       usedIn[i] = before.used;
       coversIn[i] = before.covers;
-    } else firsts.push(i);
+    } else firsts.add(i);
     const covers = (s[SLOT.tool]! + seed * s[SLOT.args]!) % FIELD_MODULUS;
     latest.set(action, {
       index: i,
@@ -108,9 +108,7 @@ export function aap1ChainHints(
       (usedIn[i]! << BigInt(2 * bits + 2)),
   );
   const beta = hashVector([seed, ...packLabels(labels, 2 * bits + 3), ...coversIn]);
-  const weights = partialFractionWeights(firsts.map((i) => slots[i]![SLOT.action]!));
-  const weight = zeros();
-  firsts.forEach((i, k) => (weight[i] = weights[k]!));
+  const weight = rowWeights(rank.map((r, i) => (firsts.has(i) ? slots[i]![SLOT.action]! : null)));
   const zeta = hashVector([beta, ...weight]);
   return { rank, last, pred, validIn, usedIn, coversIn, weight, beta, zeta };
 }

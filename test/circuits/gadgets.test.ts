@@ -8,13 +8,14 @@ import {
   compileTestCircuit,
   forge,
   signalsMatching,
+  signalValue,
   witnessFails,
   type TestCircuit,
 } from "../helpers/circuit.js";
 
 const leafValues = (count: number, seed = 1n) =>
   Array.from({ length: count }, (_, i) => poseidon([seed, BigInt(i)]));
-const signal = (c: TestCircuit, w: bigint[], name: string) => w[c.signals.get(name)!];
+const signal = signalValue;
 
 describe("zero-subtree constants", () => {
   it("every zeroHash(l) in zeros.circom equals the TS tree's", () => {

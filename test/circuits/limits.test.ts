@@ -6,11 +6,12 @@ import {
   compileTestCircuit,
   forge,
   signalsMatching,
+  signalValue,
   witnessFails,
   type TestCircuit,
 } from "../helpers/circuit.js";
 
-const signal = (c: TestCircuit, w: bigint[], name: string) => w[c.signals.get(name)!];
+const signal = signalValue;
 const TWO64 = 1n << 64n;
 const P = FIELD_MODULUS;
 

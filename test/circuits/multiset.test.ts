@@ -7,12 +7,13 @@ import {
   compileTestCircuit,
   forge,
   signalsMatching,
+  signalValue,
   witnessFails,
   type TestCircuit,
 } from "../helpers/circuit.js";
 
 const P = FIELD_MODULUS;
-const signal = (c: TestCircuit, w: bigint[], name: string) => w[c.signals.get(name)!]!;
+const signal = signalValue;
 const strings = (xs: readonly bigint[]) => xs.map(String);
 const N = 4;
 

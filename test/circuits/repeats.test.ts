@@ -10,11 +10,12 @@ import {
   compileTestCircuit,
   forge,
   signalsMatching,
+  signalValue,
   witnessFails,
   type TestCircuit,
 } from "../helpers/circuit.js";
 
-const signal = (c: TestCircuit, w: bigint[], name: string) => w[c.signals.get(name)!]!;
+const signal = signalValue;
 const SEED = 0x5eedn;
 
 /** TS model of RepeatHits: occurrence number of each live record's (tool, args), and the hits. */

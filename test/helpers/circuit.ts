@@ -135,6 +135,13 @@ function toBig(F: { toObject(x: unknown): bigint }, v: unknown): bigint {
   return BigInt(F.toObject(v));
 }
 
+/** The value of a named signal in a witness. */
+export function signalValue(circuit: TestCircuit, witness: bigint[], name: string): bigint {
+  const idx = circuit.signals.get(name);
+  if (idx === undefined) throw new Error(`no signal ${name} in ${circuit.name}`);
+  return witness[idx]!;
+}
+
 /** A copy of `witness` with the named signal replaced. */
 export function forge(circuit: TestCircuit, witness: bigint[], signal: string, value: bigint): bigint[] {
   const idx = circuit.signals.get(signal);
