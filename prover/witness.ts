@@ -125,7 +125,7 @@ export interface ClaimInputSpec<Theta> {
 
 /**
  * The full input of a predicate circuit, with the outcome set to the TS oracle's
- * verdict: the circuit recomputes it and refuses any other.
+ * verdict: the circuit refuses any other (it recomputes it, or for AAP-2 checks the hints that show it).
  */
 export function claimInput<Theta>(spec: ClaimInputSpec<Theta>): { input: CircuitInput; verdict: Verdict } {
   const { records, profile, predicate, theta } = spec;
@@ -139,7 +139,7 @@ export function claimInput<Theta>(spec: ClaimInputSpec<Theta>): { input: Circuit
     paramsHash: String(paramsHashOf(predicate, theta)),
     outcome: verdict.violated ? "1" : "0",
     ...predicateInput(predicate, theta, encoded, spec.checkpoints, spec.shape),
-    ...predicate.recordInputs?.(records, profile, 2 ** spec.shape.depth),
+    ...predicate.recordInputs?.(records, theta, profile, 2 ** spec.shape.depth),
   };
   return { input, verdict };
 }

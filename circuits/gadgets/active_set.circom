@@ -50,16 +50,41 @@ template SetEvents(N, NS) {
     }
 }
 
+// bit[] is the one-hot of `value` over 0..E: booleans summing to 1 whose weighted
+// sum is value, so it exists iff 0 <= value <= E, and then it is unique.
+// before[k] = 1 iff k < value: the slots an event count covers.
+template CountOneHot(E) {
+    signal input value;
+    signal output bit[E + 1];
+    signal output before[E];
+
+    var ones = 0;
+    var weighted = 0;
+    for (var k = 0; k <= E; k++) {
+        bit[k] <-- value == k ? 1 : 0;
+        bit[k] * (bit[k] - 1) === 0;
+        ones += bit[k];
+        weighted += k * bit[k];
+    }
+    ones === 1;
+    weighted === value;
+    var later = bit[E];
+    for (var k = E - 1; k >= 0; k--) {
+        before[k] <== later;
+        later += bit[k];
+    }
+}
+
 // The events of SetEvents(N, ·), compacted in record order: slot k holds the
 // (k+1)-th event (value[k], granted[k] = 1 for a grant), and value[k] = granted[k]
-// = 0 for k at or past the number of events. before[i][k] = 1 iff slot k holds an
-// event of a record j < i, which is k < cnt[i], cnt[i] = Σ_{j<i} change[j]:
-// events are numbered in record order, so that is exactly "recorded before i".
+// = 0 for k at or past the number of events. count[i] = Σ_{j<i} change[j], the
+// events recorded before record i; before[i][k] = 1 iff slot k holds an event of a
+// record j < i, which is k < count[i]: events are numbered in record order, so that
+// is exactly "recorded before i".
 // Assumes change[] boolean and event[j] = 0 where change[j] = 0 (SetEvents).
-// onehot[i] is the one-hot of cnt[i] over 0..E: booleans summing to 1 whose
-// weighted sum is cnt[i], so it exists iff cnt[i] <= E, and then it is unique.
-// An event record with cnt[i] = E would have no slot: change[i] * onehot[i][E] = 0
-// refuses it, so every event has its slot or there is no witness.
+// onehot[i] (CountOneHot) exists iff count[i] <= E. An event record with
+// count[i] = E would have no slot: change[i] * onehot[i].bit[E] = 0 refuses it, so
+// every event has its slot or there is no witness.
 template EventLog(N, E) {
     assert(E >= 1);
     signal input change[N];
@@ -67,9 +92,10 @@ template EventLog(N, E) {
     signal input grant[N];
     signal output value[E];
     signal output granted[E];
+    signal output count[N];
     signal output before[N][E];
 
-    signal onehot[N][E + 1];
+    component onehot[N];
     signal isGrant[N];
     signal slotValue[N][E];
     signal slotGrant[N][E];
@@ -81,28 +107,20 @@ template EventLog(N, E) {
         grants[k] = 0;
     }
     for (var i = 0; i < N; i++) {
-        var ones = 0;
-        var weighted = 0;
-        for (var k = 0; k <= E; k++) {
-            onehot[i][k] <-- cnt == k ? 1 : 0;
-            onehot[i][k] * (onehot[i][k] - 1) === 0;
-            ones += onehot[i][k];
-            weighted += k * onehot[i][k];
-        }
-        ones === 1;
-        weighted === cnt;
-        change[i] * onehot[i][E] === 0;
+        // Linear in change[]: --O2 substitutes it away.
+        count[i] <== cnt;
+        onehot[i] = CountOneHot(E);
+        onehot[i].value <== count[i];
+        before[i] <== onehot[i].before;
+        change[i] * onehot[i].bit[E] === 0;
 
         isGrant[i] <== change[i] * grant[i];
-        var later = onehot[i][E];
-        for (var k = E - 1; k >= 0; k--) {
+        for (var k = 0; k < E; k++) {
             // A record that is not an event contributes 0: its event and isGrant are 0.
-            slotValue[i][k] <== onehot[i][k] * event[i];
-            slotGrant[i][k] <== onehot[i][k] * isGrant[i];
+            slotValue[i][k] <== onehot[i].bit[k] * event[i];
+            slotGrant[i][k] <== onehot[i].bit[k] * isGrant[i];
             values[k] += slotValue[i][k];
             grants[k] += slotGrant[i][k];
-            before[i][k] <== later;
-            later += onehot[i][k];
         }
         cnt += change[i];
     }

@@ -12,11 +12,13 @@ include "../predicates/aap2_scope.circom";
 //   finalRoot, n   the session's final commitment and record count (P1)
 //   checkpointAcc  the fold of every on-chain checkpoint (P1)
 //   paramsHash     the promise's θ hash (P5)
-//   outcome        1 = violated, 0 = satisfied; computed here, not chosen (P2)
+//   outcome        1 = violated, 0 = satisfied; only the true one has a witness (P2)
 // D: capacity 2^D records; K: checkpoints; T: scoped tools; P: allowed prefixes;
 // E: scope grant/revoke events the trace may hold (EventLog).
 // pathWitness[i]: record i's path ancestors a_0..a_PREFIX_DEPTH and full path hash
 // (sdk/paths.ts pathWitness); checked against the record's slot where it matters.
+// cover[i]: the ancestor hash that covers record i; violationAt: the record that
+// violates, when outcome = 1 (sdk/predicates/aap2-scope.ts aap2Hints).
 template Aap2ScopeMain(D, K, T, P, E) {
     var N = 1 << D;
     var S = slotCount();
@@ -36,6 +38,8 @@ template Aap2ScopeMain(D, K, T, P, E) {
     signal input tools[T];
     signal input prefixes[P];
     signal input pathWitness[N][W];
+    signal input cover[N];
+    signal input violationAt;
 
     // context enters no other constraint; squaring keeps it in the proof.
     signal contextSquared <== context * context;
@@ -71,22 +75,62 @@ template Aap2ScopeMain(D, K, T, P, E) {
     eventLog.event <== events.event;
     eventLog.grant <== events.grant;
 
+    // outcome is fixed by the trace, not chosen: for 0 every checked call needs a
+    // cover that works, for 1 the call at violationAt must have none (Aap2Uncovered),
+    // and no trace admits both (docs/SOUNDNESS.md, "AAP-2").
+    outcome * (outcome - 1) === 0;
+
     component record[N];
-    signal violations[N];
+    var uncovered = 0;
     for (var i = 0; i < N; i++) {
-        record[i] = Aap2RecordViolation(T, P, E);
+        record[i] = Aap2RecordCover(T, P, E);
         record[i].active <== trace.active[i];
         record[i].kind <== slots[i][SLOT_KIND()];
         record[i].tool <== slots[i][SLOT_TOOL()];
         record[i].target <== slots[i][SLOT_TARGET0()];
         record[i].path <== pathWitness[i];
+        record[i].cover <== cover[i];
         record[i].tools <== tools;
         record[i].prefixes <== prefixes;
         record[i].slot <== eventLog.value;
         record[i].granted <== eventLog.granted;
         record[i].before <== eventLog.before[i];
-        violations[i] <== record[i].violated;
+        // covered <= opened <= scoped, so each term is boolean and the sum cannot wrap.
+        uncovered += record[i].scoped - record[i].covered;
     }
-    signal violated <== AnyOf(N)(violations);
-    outcome === violated;
+    (1 - outcome) * uncovered === 0;
+
+    // The named violation: record violationAt's values, picked by a one-hot.
+    component at = CountOneHot(N - 1);
+    at.value <== violationAt;
+    signal pickScoped[N];
+    signal pickOpened[N];
+    signal pickCount[N];
+    signal pickAncestor[N][PREFIX_DEPTH() + 1];
+    var scoped = 0;
+    var opened = 0;
+    var count = 0;
+    var ancestors[PREFIX_DEPTH() + 1];
+    for (var d = 0; d <= PREFIX_DEPTH(); d++) ancestors[d] = 0;
+    for (var i = 0; i < N; i++) {
+        pickScoped[i] <== at.bit[i] * record[i].scoped;
+        pickOpened[i] <== at.bit[i] * record[i].opened;
+        pickCount[i] <== at.bit[i] * eventLog.count[i];
+        scoped += pickScoped[i];
+        opened += pickOpened[i];
+        count += pickCount[i];
+        for (var d = 0; d <= PREFIX_DEPTH(); d++) {
+            pickAncestor[i][d] <== at.bit[i] * pathWitness[i][d];
+            ancestors[d] += pickAncestor[i][d];
+        }
+    }
+    component named = Aap2Uncovered(P, E);
+    named.scoped <== scoped;
+    named.opened <== opened;
+    named.ancestors <== ancestors;
+    named.count <== count;
+    named.prefixes <== prefixes;
+    named.slot <== eventLog.value;
+    named.granted <== eventLog.granted;
+    outcome * (1 - named.violated) === 0;
 }

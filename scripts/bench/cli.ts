@@ -223,8 +223,16 @@ export async function runBench(argv: string[]): Promise<number> {
   const progress = new Progress({ total: circuits.length + 3 });
   mkdirSync(o.resultsDir, { recursive: true });
   const resultsFile = path.join(o.resultsDir, "results.json");
-  const previous = ((readOptionalJson(resultsFile).results as ResultRow[] | undefined) ?? []).filter(
-    (r) => r.status === "proven",
+  const earlier = readOptionalJson(resultsFile);
+  const earlierRows = (earlier.results as ResultRow[] | undefined) ?? [];
+  const previous = earlierRows.filter((r) => r.status === "proven");
+  // With --merge, predicates this run does not measure keep all they had: counted rows and fits too.
+  const otherPredicate = (p: string) => o.merge && !o.predicates.includes(p);
+  const keptCounts = earlierRows.filter((r) => r.status !== "proven" && otherPredicate(r.predicate));
+  const keptFits = Object.fromEntries(
+    Object.entries((earlier.constraintFits as Record<string, unknown> | undefined) ?? {}).filter(([p]) =>
+      otherPredicate(p),
+    ),
   );
   // Figures other scripts measure (scripts/bench-recorder.ts, scripts/bench-devzkey.ts,
   // scripts/bench-devptau.ts): their headline numbers at the top level, as issue #6 asks, and their full
@@ -244,7 +252,7 @@ export async function runBench(argv: string[]): Promise<number> {
     machine: benchMachine(),
     command: `npm run bench${argv.length ? ` -- ${argv.join(" ")}` : ""}`,
     // A --merge run keeps rows of earlier runs: name every run the rows came from.
-    mergedFrom: o.merge ? mergedCommands(readOptionalJson(resultsFile)) : undefined,
+    mergedFrom: o.merge ? mergedCommands(earlier) : undefined,
     measuredAt: new Date().toISOString(),
     runsPerCircuit: o.runs,
   };
@@ -293,9 +301,9 @@ export async function runBench(argv: string[]): Promise<number> {
     const proven = withKept(provenRows(counts)).map((r) => ({
       ...r,
       ...domainOf(r),
-      ...derivedCounts(counts, r.predicate, r.capacity, r.constraints),
+      ...(otherPredicate(r.predicate) ? {} : derivedCounts(counts, r.predicate, r.capacity, r.constraints)),
     }));
-    const rows = [...proven, ...countRows(counts)].sort(
+    const rows = [...proven, ...countRows(counts), ...keptCounts].sort(
       (a, b) => a.predicate.localeCompare(b.predicate) || a.capacity - b.capacity,
     );
     const model = proveCostModel(rows);
@@ -307,9 +315,15 @@ export async function runBench(argv: string[]): Promise<number> {
       : undefined;
     const out = {
       results: rows,
-      constraintFits: Object.fromEntries(
-        Object.entries(counts.fits).map(([p, f]) => [p, { model: "constraints ≈ c0 + c1·N + c2·N²", ...f }]),
-      ),
+      constraintFits: {
+        ...keptFits,
+        ...Object.fromEntries(
+          Object.entries(counts.fits).map(([p, f]) => [
+            p,
+            { model: "constraints ≈ c0 + c1·N + c2·N²", ...f },
+          ]),
+        ),
+      },
       commitmentConstraints: counts.commitment,
       perCheckpointByDepth: counts.perCheckpoint,
       notCounted: counts.skipped,

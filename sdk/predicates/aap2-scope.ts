@@ -41,7 +41,7 @@ import {
   prefixHash,
 } from "../paths.js";
 import type { EncodingProfile } from "../profile.js";
-import type { TraceRecord } from "../records.js";
+import type { CallRecord, TraceRecord } from "../records.js";
 import { namespaceEvents } from "./theta-common.js";
 import { ThetaError, type PredicateDefinition, type Verdict } from "./types.js";
 
@@ -243,31 +243,24 @@ export const aap2Scope: PredicateDefinition<Aap2Theta> = {
   eventCount: namespaceEvents("scope"),
 
   evaluate(records, theta, profile): Verdict {
-    const scoped = new Set(theta.scopedTools);
-    const active = new Set(theta.allowPrefixes);
-    const violation = (seq: number, reason: string): Verdict => ({ violated: true, seq, reason });
-    for (const r of records) {
-      if (r.kind === "grant" || r.kind === "revoke") {
-        if (r.namespace !== "scope") continue;
-        const prefix = normalisePrefix(r.value);
-        if (r.kind === "grant") active.add(prefix);
-        else active.delete(prefix);
-        continue;
+    for (const call of checkedCalls(records, theta, profile)) {
+      if (call.path === undefined) {
+        return {
+          violated: true,
+          seq: call.record.seq,
+          reason: `scope: ${call.record.tool} has no path (argument "${profile.tools[call.record.tool].path}" missing or null)`,
+        };
       }
-      if (r.kind !== "call" || r.blocked || !scoped.has(r.tool)) continue;
-      const path = callPath(r, profile);
-      if (path === undefined) {
-        return violation(
-          r.seq,
-          `scope: ${r.tool} has no path (argument "${profile.tools[r.tool].path}" missing or null)`,
-        );
-      }
-      if (![...active].some((prefix) => isUnder(path, prefix))) {
-        const list = [...active].sort().map((p) => JSON.stringify(p));
+      if (call.cover === undefined) {
+        const list = [...call.active].sort().map((p) => JSON.stringify(p));
         const where = list.length
           ? `is under none of the active prefixes ${list.join(", ")}`
           : "while no prefix is active";
-        return violation(r.seq, `scope: ${r.tool} ${describePath(path)} ${where}`);
+        return {
+          violated: true,
+          seq: call.record.seq,
+          reason: `scope: ${call.record.tool} ${describePath(call.path)} ${where}`,
+        };
       }
     }
     return { violated: false, seq: null, reason: "" };
@@ -280,14 +273,65 @@ export const aap2Scope: PredicateDefinition<Aap2Theta> = {
     };
   },
 
-  recordInputs(records, profile, capacity) {
+  recordInputs(records, theta, profile, capacity) {
     const zero = Array<string>(PATH_WITNESS_WIDTH).fill("0");
-    const rows = Array.from({ length: capacity }, (_, i) => {
+    const pathWitnesses = Array.from({ length: capacity }, (_, i) => {
       const r = records[i];
       if (r?.kind !== "call" || profile.tools[r.tool]?.path === undefined) return zero;
       const path = callPath(r, profile);
       return path === undefined ? zero : pathWitness(path).map(String);
     });
-    return { pathWitness: rows };
+    // The circuit checks each call against the prefix named here and, when the trace violates, scans
+    // every ancestor of the first violating call (circuits/predicates/aap2_scope.circom).
+    const cover = Array<string>(capacity).fill("0");
+    let violationAt = 0;
+    let violated = false;
+    for (const call of checkedCalls(records, theta, profile)) {
+      // A call with a path must name one of its ancestors; an uncovered one names its root, a_0.
+      if (call.path !== undefined)
+        cover[call.index] = String(call.cover ? prefixHash(call.cover) : pathWitness(call.path)[0]);
+      if (call.cover === undefined && !violated) {
+        violated = true;
+        violationAt = call.index;
+      }
+    }
+    return { pathWitness: pathWitnesses, cover, violationAt: String(violationAt) };
   },
 };
+
+interface CheckedCall {
+  index: number;
+  record: CallRecord;
+  /** The normalised path, or undefined when the path argument is missing or null. */
+  path: string | undefined;
+  /** The prefixes active at this call. */
+  active: ReadonlySet<string>;
+  /** An active prefix the path is under, if any. */
+  cover: string | undefined;
+}
+
+/**
+ * The one walk both the verdict and the circuit's hints read: each executed call to a scoped
+ * tool, with the prefixes active at it (θ's, then scope grants and revokes from their seq on).
+ */
+function* checkedCalls(
+  records: readonly TraceRecord[],
+  theta: Aap2Theta,
+  profile: EncodingProfile,
+): Generator<CheckedCall> {
+  const scoped = new Set(theta.scopedTools);
+  const active = new Set(theta.allowPrefixes);
+  for (const [index, r] of records.entries()) {
+    if (r.kind === "grant" || r.kind === "revoke") {
+      if (r.namespace !== "scope") continue;
+      const prefix = normalisePrefix(r.value);
+      if (r.kind === "grant") active.add(prefix);
+      else active.delete(prefix);
+      continue;
+    }
+    if (r.kind !== "call" || r.blocked || !scoped.has(r.tool)) continue;
+    const path = callPath(r, profile);
+    const cover = path === undefined ? undefined : [...active].find((prefix) => isUnder(path, prefix));
+    yield { index, record: r, path, active, cover };
+  }
+}

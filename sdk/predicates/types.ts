@@ -39,15 +39,17 @@ export interface PredicateDefinition<Theta> {
   /** The θ part of the circuit's private input. */
   circuitInputs(theta: Theta): Record<string, string[]>;
   /**
-   * Per-record auxiliary private inputs, when the circuit needs more than the
-   * slots (e.g. AAP-2's path ancestors). Each array has `capacity` rows; rows past
-   * the trace are padding the circuit ignores.
+   * Private inputs the circuit checks but that need the records themselves, not only their slots
+   * (AAP-2: each record's path ancestors, the prefix that covers each call and the violating
+   * call). Per-record arrays have `capacity` rows; rows past the trace are padding the circuit
+   * ignores.
    */
   recordInputs?(
     records: readonly TraceRecord[],
+    theta: Theta,
     profile: EncodingProfile,
     capacity: number,
-  ): Record<string, string[][]>;
+  ): Record<string, string | string[] | string[][]>;
   /**
    * Values the circuit checks but does not compute itself: AAP-1's per-action chains
    * (sdk/predicates/aap1-chains.ts) and AAP-5's occurrence counts (sdk/repeats.ts),

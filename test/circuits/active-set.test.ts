@@ -6,7 +6,13 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { KIND } from "../../sdk/encoding.js";
-import { compileTestCircuit, forge, signalsMatching, type TestCircuit } from "../helpers/circuit.js";
+import {
+  compileTestCircuit,
+  forge,
+  signalsMatching,
+  witnessFails,
+  type TestCircuit,
+} from "../helpers/circuit.js";
 
 const N = 4;
 const P = 2;
@@ -220,7 +226,8 @@ describe(`ActiveIn over EventLog (capacity ${N}, ${E} event slots, θ set of ${P
     const targets = [
       ...signalsMatching(c, /^at\[3\]\.(state|hit|same)\[[0-3]\]$/),
       ...signalsMatching(c, /^at\[2\]\.state\[[0-3]\]$/),
-      ...signalsMatching(c, /^eventLog\.(onehot|slotValue|slotGrant)\[[0-3]\]\[[0-3]\]$/),
+      ...signalsMatching(c, /^eventLog\.(slotValue|slotGrant)\[[0-3]\]\[[0-3]\]$/),
+      ...signalsMatching(c, /^eventLog\.onehot\[[0-3]\]\.bit\[[0-3]\]$/),
       ...signalsMatching(c, /^eventLog\.isGrant\[[0-3]\]$/),
       ...signalsMatching(c, /^events\.(event|grant|isRevoke|isNamespace|live|change)\[[0-3]\]$/),
       ...signalsMatching(c, /^out\[[0-3]\]$/),
@@ -233,6 +240,59 @@ describe(`ActiveIn over EventLog (capacity ${N}, ${E} event slots, θ set of ${P
         expect(c.firstUnsatisfied(forge(c, w, name, forged)), `${name} := ${forged}`).toBeGreaterThanOrEqual(
           0,
         );
+      }
+    }
+  });
+});
+
+// CountOneHot(E): the one-hot of an event count and its before-mask, shared by EventLog (one per
+// record) and AAP-2's check of the named violation.
+describe("CountOneHot(3)", () => {
+  let oh: TestCircuit;
+  beforeAll(async () => {
+    oh = await compileTestCircuit(
+      "countonehot",
+      ["circuits/gadgets/active_set.circom"],
+      "component main = CountOneHot(3);",
+    );
+  });
+  const read = (w: bigint[], name: string, k: number) =>
+    Array.from({ length: k }, (_, i) => w[oh.signals.get(`${name}[${i}]`)!]);
+
+  // E + 1 booleans, their sum and weighted sum, less the one bit --O2 substitutes by the sum; the E
+  // before[] outputs stay as linear constraints only because they are outputs of main (inside a
+  // circuit --O2 substitutes them too).
+  it("costs exactly (E + 1) + 2 + E − 1 as a main component", () => {
+    expect(oh.constraints).toBe(4 + 2 + 3 - 1);
+  });
+
+  it("is the one-hot and the before-mask of 0..E, and has no witness outside it", async () => {
+    for (let v = 0; v <= 3; v++) {
+      const w = await oh.witness({ value: String(v) });
+      expect(read(w, "bit", 4)).toEqual([0, 1, 2, 3].map((k) => (k === v ? 1n : 0n)));
+      expect(read(w, "before", 3)).toEqual([0, 1, 2].map((k) => (k < v ? 1n : 0n)));
+      expect(oh.firstUnsatisfied(w)).toBe(-1);
+    }
+    for (const v of [
+      "4",
+      "-1",
+      "21888242871839275222246405745257275088548364400416034343698204186575808495616",
+    ]) {
+      expect(await witnessFails(oh, { value: v }), v).toBe(true);
+    }
+  });
+
+  it("forged bits and before-mask entries break a constraint", async () => {
+    const w = await oh.witness({ value: "2" });
+    const targets = signalsMatching(oh, /^(bit|before)\[[0-3]\]$/);
+    expect(targets.length).toBeGreaterThanOrEqual(6);
+    for (const name of targets) {
+      const value = w[oh.signals.get(name)!];
+      for (const forged of [value + 1n, 1n - value]) {
+        expect(
+          oh.firstUnsatisfied(forge(oh, w, name, forged)),
+          `${name} := ${forged}`,
+        ).toBeGreaterThanOrEqual(0);
       }
     }
   });

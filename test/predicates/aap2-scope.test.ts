@@ -1,6 +1,6 @@
 // AAP-2 scope: the circuit against the TS oracle on random traces (depth 3), and
 // forged witnesses on what the prover supplies or computes: the path witness, the
-// active-at running state, the per-ancestor ok flags and the per-call verdicts.
+// named covers and violation, the active-at running state and the verdicts.
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { callPath, encodeRecord } from "../../sdk/encoding.js";
@@ -55,12 +55,13 @@ it("the instances' θ sizes are the predicate's", () => {
   }
 });
 
-// Depth 3, 4 checkpoints, 8 event slots: CommittedTrace 8,998 + θ hash 417 + 1 (context²) +
-// predicate 4,833 (Poseidon(6) path opening 354 per record, SetEvents 9 per record, EventLog
-// 3E + 3 per record, 5 ancestors × (8 + 4E) per record, AnyOf). The event log replaced a scan of
-// 3 per earlier record per ancestor: +1,076 here (N(3E + 3) + 20EN − 7.5N(N − 1)), but linear in N.
+// Depth 3, 4 checkpoints, 8 event slots: CommittedTrace 7,433 + θ hash 417 + context² and
+// outcome² 2 + per record (SetEvents 9, EventLog 3E + 3, Aap2RecordCover 411: the Poseidon(6) path
+// opening 354, the named ancestor's membership 5 and one ActiveIn 4E + 8, and the pick of the named
+// violation 8 + 1) + once Aap2Uncovered 212 (the five-ancestor scan). The scan of all five
+// ancestors on every record cost 12,684 here, 122 more per record.
 it("costs exactly this many constraints (a change in cost is a decision)", () => {
-  expect(circuit.constraints).toBe(12684);
+  expect(circuit.constraints).toBe(11704);
 });
 
 // Random traces over a pool of paths and prefixes chosen to hit every edge: equal
@@ -174,6 +175,37 @@ describe("circuit = oracle on random traces", () => {
   });
 });
 
+describe("no hints prove the other outcome", () => {
+  it("on 25 random traces: no ancestor named for the first violation covers it, no record named violates a satisfied trace", async () => {
+    let tried = 0;
+    await fc.assert(
+      fc.asyncProperty(traceArb, thetaArb, async (records, rawTheta) => {
+        const theta = aap2Scope.parseTheta(rawTheta);
+        const { input: honest, verdict } = input(records, theta);
+        if (verdict.violated) {
+          const at = Number(honest.violationAt);
+          const row = (honest.pathWitness as string[][])[at];
+          for (const cover of [...row.slice(0, 5), ...(honest.cover as string[])]) {
+            const covers = [...(honest.cover as string[])];
+            covers[at] = cover;
+            expect(await witnessFails(circuit, { ...honest, cover: covers, outcome: "0" })).toBe(true);
+            tried++;
+          }
+        } else {
+          for (let at = 0; at < 2 ** SHAPE.depth; at++) {
+            expect(await witnessFails(circuit, { ...honest, violationAt: String(at), outcome: "1" })).toBe(
+              true,
+            );
+            tried++;
+          }
+        }
+      }),
+      { numRuns: 25 },
+    );
+    expect(tried).toBeGreaterThan(100);
+  });
+});
+
 describe("forged witnesses", () => {
   const THETA = aap2Scope.parseTheta({ scopedTools: ["read_file", "write_file"], allowPrefixes: ["/a/b"] });
   const call = (seq: number, tool: string, args: Record<string, unknown>): TraceRecord =>
@@ -251,21 +283,59 @@ describe("forged witnesses", () => {
     expect(await witnessFails(circuit, { ...honestBad.input, prefixes })).toBe(true);
   });
 
-  it("forged active-at states, ok flags, coverage and per-call verdicts break a constraint", async () => {
+  const withCover = (base: CircuitInput, row: number, cover: bigint) => {
+    const covers = [...(base.cover as string[])];
+    covers[row] = String(cover);
+    return { ...base, cover: covers };
+  };
+
+  it("no named ancestor covers a violating call, and no named call violates a satisfied trace", async () => {
+    // Every value the prover could name for the read of /tmp/y at 5: its own ancestors (the
+    // revoked /tmp among them), θ's prefix, the other calls' prefixes, and 0.
+    const names = [...pathWitness("/tmp/y").slice(0, 5), ...pathWitness("/a/b/c").slice(0, 5), 0n];
+    for (const cover of names) {
+      const claimed = { ...withCover(honestBad.input, 5, cover), outcome: "0" };
+      expect(await witnessFails(circuit, claimed), `cover ${cover}`).toBe(true);
+    }
+    // Naming any record of the satisfied trace (padding rows included) as the violation fails.
+    for (let at = 0; at < 8; at++) {
+      const claimed = { ...honestOk.input, outcome: "1", violationAt: String(at) };
+      expect(await witnessFails(circuit, claimed), `violationAt ${at}`).toBe(true);
+    }
+    // Naming a covered call of the violating trace fails too; the violating one proves it.
+    for (const at of [0, 1, 3, 4]) {
+      expect(await witnessFails(circuit, { ...honestBad.input, violationAt: String(at) })).toBe(true);
+    }
+    expect(outcomeOf(circuit, await circuit.witness(honestBad.input))).toBe(1n);
+    // An index past the capacity has no one-hot.
+    expect(await witnessFails(circuit, { ...honestBad.input, violationAt: "8" })).toBe(true);
+  });
+
+  it("a named cover must be an ancestor of the call's own path", async () => {
+    // /a/b is active (θ) but not an ancestor of /tmp/x: naming it for the read at 1 fails.
+    expect(await witnessFails(circuit, withCover(honestOk.input, 1, pathWitness("/a/b")[2]))).toBe(true);
+    // Naming an inactive ancestor only fails to cover: the satisfied claim then has no witness.
+    expect(await witnessFails(circuit, withCover(honestOk.input, 1, pathWitness("/tmp/x")[0]))).toBe(true);
+  });
+
+  it("forged active-at states, covers, picks and verdicts break a constraint", async () => {
     const targets = [
-      // The running state of /tmp (ancestor depth 1) at records 1 and 5, and its hits.
-      ...signalsMatching(circuit, /^record\[(1|5)\]\.scope\[1\]\.(state|hit)\[[0-2]\]$/),
-      // The running state of /a/b (depth 2) at record 3.
-      ...signalsMatching(circuit, /^record\[3\]\.scope\[2\]\.state\[[0-2]\]$/),
+      // The running state of the named cover at records 1, 3 and 5, and its hits.
+      ...signalsMatching(circuit, /^record\[(1|3|5)\]\.coverActive\.(state|hit|same)\[[0-2]\]$/),
+      ...signalsMatching(circuit, /^record\[(1|3|5)\]\.coverActive\.(out|absent)$/),
       ...signalsMatching(
         circuit,
-        /^record\[(1|3|5)\]\.(ok\[[0-4]\]|allowed|covered|violated|scoped|opened|digest)$/,
+        /^record\[(1|3|5)\]\.(covered|scoped|opened|digest|absent|checked|isCall|isScoped|distance\[[0-4]\])$/,
       ),
-      ...signalsMatching(circuit, /^record\[(1|3|5)\]\.scope\[[0-4]\]\.(out|absent)$/),
+      // The five-ancestor scan of the named record, its epoch and the pick.
+      ...signalsMatching(circuit, /^named\.(ok\[[0-4]\]|allowed|violated)$/),
+      ...signalsMatching(circuit, /^named\.scope\[[0-4]\]\.state\[[0-2]\]$/),
+      ...signalsMatching(circuit, /^named\.epoch\.bit\[[0-3]\]$/),
+      ...signalsMatching(circuit, /^(at\.bit|pickScoped|pickOpened|pickCount)\[[0-7]\]$/),
+      ...signalsMatching(circuit, /^pickAncestor\[5\]\[[0-4]\]$/),
       ...signalsMatching(circuit, /^events\.(event|grant|change)\[(0|2)\]$/),
-      ...signalsMatching(circuit, /^violations\[[1-5]\]$/),
     ];
-    expect(targets.length).toBeGreaterThanOrEqual(40);
+    expect(targets.length).toBeGreaterThanOrEqual(100);
     for (const [label, { w }] of [
       ["compliant", honestOk],
       ["violating", honestBad],
