@@ -303,7 +303,11 @@ export async function runBench(argv: string[]): Promise<number> {
       ...domainOf(r),
       ...(otherPredicate(r.predicate) ? {} : derivedCounts(counts, r.predicate, r.capacity, r.constraints)),
     }));
-    const rows = [...proven, ...countRows(counts), ...keptCounts].sort(
+    // A capacity proven here or kept from an earlier run is not also a counted-only row.
+    const counted = countRows(counts).filter(
+      (c) => !proven.some((r) => r.predicate === c.predicate && r.capacity === c.capacity),
+    );
+    const rows = [...proven, ...counted, ...keptCounts].sort(
       (a, b) => a.predicate.localeCompare(b.predicate) || a.capacity - b.capacity,
     );
     const model = proveCostModel(rows);
