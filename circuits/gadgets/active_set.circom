@@ -50,31 +50,6 @@ template SetEvents(N, NS) {
     }
 }
 
-// bit[] is the one-hot of `value` over 0..E: booleans summing to 1 whose weighted
-// sum is value, so it exists iff 0 <= value <= E, and then it is unique.
-// before[k] = 1 iff k < value: the slots an event count covers.
-template CountOneHot(E) {
-    signal input value;
-    signal output bit[E + 1];
-    signal output before[E];
-
-    var ones = 0;
-    var weighted = 0;
-    for (var k = 0; k <= E; k++) {
-        bit[k] <-- value == k ? 1 : 0;
-        bit[k] * (bit[k] - 1) === 0;
-        ones += bit[k];
-        weighted += k * bit[k];
-    }
-    ones === 1;
-    weighted === value;
-    var later = bit[E];
-    for (var k = E - 1; k >= 0; k--) {
-        before[k] <== later;
-        later += bit[k];
-    }
-}
-
 // The events of SetEvents(N, ·), compacted in record order: slot k holds the
 // (k+1)-th event (value[k], granted[k] = 1 for a grant), and value[k] = granted[k]
 // = 0 for k at or past the number of events. count[i] = Σ_{j<i} change[j], the

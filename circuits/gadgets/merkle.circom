@@ -4,6 +4,7 @@ include "circomlib/circuits/poseidon.circom";
 include "circomlib/circuits/bitify.circom";
 include "circomlib/circuits/comparators.circom";
 include "zeros.circom";
+include "sets.circom";
 
 // The trace tree is 16-ary (sdk/merkle.ts, TREE_ARITY): one Poseidon(16) per
 // internal node. A circuit of capacity N = 2^D holds levels 0..H, H = ceil(D/4);
@@ -24,30 +25,16 @@ function nodeOffset(D, level) {
 }
 function nodeCount(D) { return nodeOffset(D, treeHeight(D) + 1); }
 
-// active[i] = 1 iff i < n, for i in [0, 2^D). Constrains n to [0, 2^D]:
-// a one-hot vector e marks position n, and its running sum closes the mask.
+// active[i] = 1 iff i < n, for i in [0, 2^D). Constrains n to [0, 2^D]: the
+// one-hot of n over 0..2^D exists only there, and its running sum closes the mask.
 template PrefixMask(D) {
     var N = 1 << D;
     signal input n;
     signal output active[N];
 
-    signal e[N + 1];
-    var sum = 0;
-    var weighted = 0;
-    for (var i = 0; i <= N; i++) {
-        e[i] <-- i == n ? 1 : 0;
-        e[i] * (e[i] - 1) === 0;
-        sum += e[i];
-        weighted += i * e[i];
-    }
-    sum === 1;
-    weighted === n;
-
-    var seen = 0;
-    for (var i = 0; i < N; i++) {
-        seen += e[i];
-        active[i] <== 1 - seen;
-    }
+    component position = CountOneHot(N);
+    position.value <== n;
+    active <== position.before;
 }
 
 // Every node of the 16-ary Poseidon tree over `leaves`.

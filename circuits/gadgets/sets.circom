@@ -27,3 +27,28 @@ template AnyOf(N) {
     signal none <== IsZero()(sum);
     out <== 1 - none;
 }
+
+// bit[] is the one-hot of `value` over 0..M: booleans summing to 1 whose weighted
+// sum is value, so it exists iff 0 <= value <= M, and then it is unique.
+// before[k] = 1 iff k < value (a prefix mask: the first `value` positions).
+template CountOneHot(M) {
+    signal input value;
+    signal output bit[M + 1];
+    signal output before[M];
+
+    var ones = 0;
+    var weighted = 0;
+    for (var k = 0; k <= M; k++) {
+        bit[k] <-- value == k ? 1 : 0;
+        bit[k] * (bit[k] - 1) === 0;
+        ones += bit[k];
+        weighted += k * bit[k];
+    }
+    ones === 1;
+    weighted === value;
+    var later = bit[M];
+    for (var k = M - 1; k >= 0; k--) {
+        before[k] <== later;
+        later += bit[k];
+    }
+}

@@ -18,7 +18,7 @@ include "../predicates/aap2_scope.circom";
 // pathWitness[i]: record i's path ancestors a_0..a_PREFIX_DEPTH and full path hash
 // (sdk/paths.ts pathWitness); checked against the record's slot where it matters.
 // cover[i]: the ancestor hash that covers record i; violationAt: the record that
-// violates, when outcome = 1 (sdk/predicates/aap2-scope.ts aap2Hints).
+// violates, when outcome = 1 (aap2Scope.recordInputs, sdk/predicates/aap2-scope.ts).
 template Aap2ScopeMain(D, K, T, P, E) {
     var N = 1 << D;
     var S = slotCount();

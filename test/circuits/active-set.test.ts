@@ -245,28 +245,28 @@ describe(`ActiveIn over EventLog (capacity ${N}, ${E} event slots, θ set of ${P
   });
 });
 
-// CountOneHot(E): the one-hot of an event count and its before-mask, shared by EventLog (one per
-// record) and AAP-2's check of the named violation.
+// CountOneHot(M) (circuits/gadgets/sets.circom): the one-hot of a count and its before-mask, shared by
+// EventLog (one per record), AAP-2's check of the named violation and PrefixMask.
 describe("CountOneHot(3)", () => {
   let oh: TestCircuit;
   beforeAll(async () => {
     oh = await compileTestCircuit(
       "countonehot",
-      ["circuits/gadgets/active_set.circom"],
+      ["circuits/gadgets/sets.circom"],
       "component main = CountOneHot(3);",
     );
   });
   const read = (w: bigint[], name: string, k: number) =>
     Array.from({ length: k }, (_, i) => w[oh.signals.get(`${name}[${i}]`)!]);
 
-  // E + 1 booleans, their sum and weighted sum, less the one bit --O2 substitutes by the sum; the E
+  // M + 1 booleans, their sum and weighted sum, less the one bit --O2 substitutes by the sum; the M
   // before[] outputs stay as linear constraints only because they are outputs of main (inside a
   // circuit --O2 substitutes them too).
-  it("costs exactly (E + 1) + 2 + E − 1 as a main component", () => {
+  it("costs exactly (M + 1) + 2 + M − 1 as a main component", () => {
     expect(oh.constraints).toBe(4 + 2 + 3 - 1);
   });
 
-  it("is the one-hot and the before-mask of 0..E, and has no witness outside it", async () => {
+  it("is the one-hot and the before-mask of 0..M, and has no witness outside it", async () => {
     for (let v = 0; v <= 3; v++) {
       const w = await oh.witness({ value: String(v) });
       expect(read(w, "bit", 4)).toEqual([0, 1, 2, 3].map((k) => (k === v ? 1n : 0n)));
