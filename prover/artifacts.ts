@@ -30,6 +30,8 @@ export interface CircuitEntry {
   constraints: number;
   /** The ptau power this circuit needs at least. */
   power: number;
+  /** The Poseidon template its gadgets were compiled with (circuits/gadgets/poseidon.circom). */
+  poseidon?: "circomlib" | "lean";
   files: { r1cs: FileRef; wasm: FileRef; zkey: FileRef; vkey: FileRef; verifierSol: FileRef };
   verifierContract: string;
   zkeyContributions: ZkeyContribution[];

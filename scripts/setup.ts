@@ -81,6 +81,7 @@ function entryFor(b: Built, ptau: PtauChoice): CircuitEntry {
     sourceHash: s.compileKey ?? "",
     constraints: s.constraints ?? 0,
     power: s.power ?? 0,
+    poseidon: b.inst.poseidon ?? "circomlib",
     files: {
       r1cs: ref(p.r1cs, s.r1csSha),
       wasm: ref(p.wasm, s.wasmSha),

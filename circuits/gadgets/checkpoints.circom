@@ -1,6 +1,6 @@
 pragma circom 2.1.0;
 
-include "circomlib/circuits/poseidon.circom";
+include "poseidon.circom";
 include "circomlib/circuits/bitify.circom";
 include "circomlib/circuits/comparators.circom";
 include "merkle.circom";
@@ -47,7 +47,7 @@ template CheckpointChain(D, K) {
         rootDiff[k] <== prefix[k].root - cpRoot[k];
         cpActive[k] * rootDiff[k] === 0;
 
-        hash[k] = Poseidon(3);
+        hash[k] = PoseidonHash(3);
         hash[k].inputs[0] <== chain[k];
         hash[k].inputs[1] <== cpN[k];
         hash[k].inputs[2] <== cpRoot[k];

@@ -1,6 +1,6 @@
 pragma circom 2.1.0;
 
-include "circomlib/circuits/poseidon.circom";
+include "poseidon.circom";
 
 // Poseidon over a vector of any length L >= 1, chained in chunks that fit
 // circomlib's 16-input limit. Mirrors hashVector() in sdk/hash.ts:
@@ -19,13 +19,13 @@ template HashVector(L) {
     }
 
     component h[chunks];
-    h[0] = Poseidon(first);
+    h[0] = PoseidonHash(first);
     for (var i = 0; i < first; i++) h[0].inputs[i] <== in[i];
 
     var at = first;
     for (var c = 1; c < chunks; c++) {
         var size = L - at < 15 ? L - at : 15;
-        h[c] = Poseidon(size + 1);
+        h[c] = PoseidonHash(size + 1);
         h[c].inputs[0] <== h[c - 1].out;
         for (var i = 0; i < size; i++) h[c].inputs[i + 1] <== in[at + i];
         at += size;

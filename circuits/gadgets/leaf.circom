@@ -1,6 +1,6 @@
 pragma circom 2.1.0;
 
-include "circomlib/circuits/poseidon.circom";
+include "poseidon.circom";
 
 // Number of field elements a record is encoded into (sdk/encoding.ts, SLOT_COUNT).
 function slotCount() { return 7; }
@@ -16,7 +16,7 @@ template RecordLeaf() {
     signal input active;
     signal output leaf;
 
-    component h = Poseidon(S + 1);
+    component h = PoseidonHash(S + 1);
     for (var i = 0; i < S; i++) h.inputs[i] <== slots[i];
     h.inputs[S] <== salt;
     leaf <== active * h.out;

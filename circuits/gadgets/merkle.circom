@@ -1,6 +1,6 @@
 pragma circom 2.1.0;
 
-include "circomlib/circuits/poseidon.circom";
+include "poseidon.circom";
 include "circomlib/circuits/bitify.circom";
 include "circomlib/circuits/comparators.circom";
 include "zeros.circom";
@@ -50,7 +50,7 @@ template MerkleTree(D) {
     var k = 0;
     for (var l = 1; l <= H; l++) {
         for (var i = 0; i < levelSize(D, l); i++) {
-            h[k] = Poseidon(A);
+            h[k] = PoseidonHash(A);
             for (var c = 0; c < A; c++) {
                 var child = A * i + c;
                 if (child < levelSize(D, l - 1)) {
@@ -220,7 +220,7 @@ template PrefixCommitment(D) {
             }
             above += digit[l].eq[j];
         }
-        h[l] = Poseidon(A);
+        h[l] = PoseidonHash(A);
         h[l].inputs <== child[l];
         cur[l + 1] <== h[l].out;
     }

@@ -1,7 +1,7 @@
 pragma circom 2.1.0;
 
 include "circomlib/circuits/comparators.circom";
-include "circomlib/circuits/poseidon.circom";
+include "../gadgets/poseidon.circom";
 include "../gadgets/sets.circom";
 include "../gadgets/constants.circom";
 include "../gadgets/active_set.circom";
@@ -49,7 +49,7 @@ template Aap2RecordCover(T, P, E) {
 
     signal absent <== IsZero()(target);
     opened <== scoped * (1 - absent);
-    signal digest <== Poseidon(W)(path);
+    signal digest <== PoseidonHash(W)(path);
     opened * (digest - target) === 0;
 
     // cover ∈ {a_0, …, a_PREFIX_DEPTH}, wherever the ancestors are bound.

@@ -155,9 +155,20 @@ function provenRow(
   };
 }
 
-/** The columns that depend on other capacities' counts: recomputed once more depths are counted. */
-function derivedCounts(c: ConstraintReport, predicate: string, capacity: number, constraints: number) {
-  const half = c.points[predicate]?.find((p) => p.capacity === capacity / 2);
+/**
+ * The columns that depend on other capacities' counts: recomputed once more depths are counted. `kept`
+ * are rows of an earlier run (--merge), whose counts stand in for circuits no longer in the manifest.
+ */
+function derivedCounts(
+  c: ConstraintReport,
+  predicate: string,
+  capacity: number,
+  constraints: number,
+  kept: readonly ResultRow[] = [],
+) {
+  const half =
+    c.points[predicate]?.find((p) => p.capacity === capacity / 2) ??
+    kept.find((r) => r.predicate === predicate && r.capacity === capacity / 2);
   const cp = checkpointCostAt(c, Math.log2(capacity));
   return {
     constraintsPerRecord: constraints / capacity,
@@ -167,7 +178,7 @@ function derivedCounts(c: ConstraintReport, predicate: string, capacity: number,
   };
 }
 
-function countRows(c: ConstraintReport): ResultRow[] {
+function countRows(c: ConstraintReport, kept: readonly ResultRow[]): ResultRow[] {
   const rows: ResultRow[] = [];
   for (const [predicate, points] of Object.entries(c.points)) {
     for (const p of points) {
@@ -178,7 +189,7 @@ function countRows(c: ConstraintReport): ResultRow[] {
         capacity: p.capacity,
         status: p.source,
         constraints: p.constraints,
-        ...derivedCounts(c, predicate, p.capacity, p.constraints),
+        ...derivedCounts(c, predicate, p.capacity, p.constraints, kept),
         ...(p.compileSeconds ? { compileSeconds: p.compileSeconds } : {}),
       });
     }
@@ -220,7 +231,7 @@ export async function runBench(argv: string[]): Promise<number> {
         budgetSeconds: Number(process.env.BENCH_COMPILE_BUDGET_S ?? 900),
         maxCompileSeconds: 360,
       };
-  const progress = new Progress({ total: circuits.length + 3 });
+  const progress = new Progress({ total: circuits.length + 4 });
   mkdirSync(o.resultsDir, { recursive: true });
   const resultsFile = path.join(o.resultsDir, "results.json");
   const earlier = readOptionalJson(resultsFile);
@@ -298,13 +309,16 @@ export async function runBench(argv: string[]): Promise<number> {
       constraintReport(o.predicates, plan, (m) => h.note(m)),
     );
     // Per-checkpoint and marginal columns again, now that more depths are counted.
-    const proven = withKept(provenRows(counts)).map((r) => ({
+    const provenNow = withKept(provenRows(counts));
+    const proven = provenNow.map((r) => ({
       ...r,
       ...domainOf(r),
-      ...(otherPredicate(r.predicate) ? {} : derivedCounts(counts, r.predicate, r.capacity, r.constraints)),
+      ...(otherPredicate(r.predicate)
+        ? {}
+        : derivedCounts(counts, r.predicate, r.capacity, r.constraints, provenNow)),
     }));
     // A capacity proven here or kept from an earlier run is not also a counted-only row.
-    const counted = countRows(counts).filter(
+    const counted = countRows(counts, provenNow).filter(
       (c) => !proven.some((r) => r.predicate === c.predicate && r.capacity === c.capacity),
     );
     const rows = [...proven, ...counted, ...keptCounts].sort(

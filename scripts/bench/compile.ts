@@ -13,6 +13,7 @@ import {
   sourcesHash,
   type Instance,
 } from "../lib/circuit-build.js";
+import { poseidonChoice } from "../lib/poseidon-choice.js";
 import { readR1csHeader, runTool, sha256Hex } from "../lib/zkfiles.js";
 
 const CACHE = path.join(ROOT, "build/bench/compiled.json");
@@ -64,8 +65,9 @@ export async function compileCount(
   const dir = path.join(ROOT, "build/bench", `${label}.${process.pid}`);
   const include = path.relative(dir, path.resolve(ROOT, source)).split(path.sep).join("/");
   const pub = publicSignals.length ? ` {public [${publicSignals.join(", ")}]}` : "";
+  // Counts only: the lean Poseidon has the same constraints and compiles 4x faster in a quarter of the memory.
   const wrapper =
-    `pragma circom 2.2.3;\ninclude "${include}";\n` +
+    `pragma circom 2.2.3;\ninclude "${include}";\n${poseidonChoice("lean")}\n` +
     `component main${pub} = ${template}(${args.map((a) => JSON.stringify(a)).join(", ")});\n`;
   // Keyed by the sources this variant compiles from, so that editing one predicate keeps the others' counts.
   const key = sha256Hex([wrapper, await sourcesHash(source), pkgVersion("circom2"), "--O2"].join("\n"));

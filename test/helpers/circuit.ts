@@ -17,6 +17,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { readR1cs } from "r1csfile";
 import { expect } from "vitest";
+import { poseidonChoice, type PoseidonTemplate } from "../../scripts/lib/poseidon-choice.js";
 import { FIELD_MODULUS } from "../../sdk/hash.js";
 
 const ROOT = process.cwd();
@@ -47,16 +48,21 @@ function circomSources(): string {
 }
 
 /**
- * Compiles `component main ... = body` with the given includes (paths from the repo root).
+ * Compiles `component main ... = body` with the given includes (paths from the repo root), its gadgets
+ * hashing with the given Poseidon template (circuits/gadgets/poseidon.circom).
  */
 export async function compileTestCircuit(
   name: string,
   includes: string[],
   mainLine: string,
+  poseidon: PoseidonTemplate = "circomlib",
 ): Promise<TestCircuit> {
-  const source = ["pragma circom 2.1.0;", ...includes.map((i) => `include "../../../${i}";`), mainLine].join(
-    "\n",
-  );
+  const source = [
+    "pragma circom 2.1.0;",
+    ...includes.map((i) => `include "../../../${i}";`),
+    poseidonChoice(poseidon),
+    mainLine,
+  ].join("\n");
   const key = createHash("sha256").update(source).update(circomSources()).digest("hex").slice(0, 16);
   const dir = join(ROOT, "build", "test-circuits", `${name}-${key}`);
   if (!existsSync(join(dir, "done"))) {

@@ -1,5 +1,6 @@
 // Circuit instances from circuits/instances.json, compiled for witness tests (no setup needed).
 import { readFileSync } from "node:fs";
+import type { PoseidonTemplate } from "../../scripts/lib/poseidon-choice.js";
 import { compileTestCircuit, type TestCircuit } from "./circuit.js";
 
 export interface Instance {
@@ -11,6 +12,7 @@ export interface Instance {
   args: number[];
   publicSignals: string[];
   groups: string[];
+  poseidon?: PoseidonTemplate;
 }
 
 function table(): Instance[] {
@@ -27,11 +29,14 @@ export function instance(name: string): Instance {
   return found;
 }
 
-export function compileInstance(name: string): Promise<TestCircuit> {
+/** An instance compiled as the table says, or with the other Poseidon template when `poseidon` is given. */
+export function compileInstance(name: string, poseidon?: PoseidonTemplate): Promise<TestCircuit> {
   const i = instance(name);
+  const template = poseidon ?? i.poseidon ?? "circomlib";
   return compileTestCircuit(
-    i.name,
+    template === "circomlib" ? i.name : `${i.name}_${template}`,
     [i.source],
     `component main {public [${i.publicSignals.join(", ")}]} = ${i.template}(${i.args.join(", ")});`,
+    template,
   );
 }

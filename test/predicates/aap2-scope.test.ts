@@ -175,6 +175,27 @@ describe("circuit = oracle on random traces", () => {
   });
 });
 
+// aap2_n1024 is built with the lean Poseidon template (circuits/gadgets/poseidon.circom), which circom2
+// compiles in a quarter of the memory: the same circuit, constraint for constraint and verdict for verdict.
+describe("with the lean Poseidon template", () => {
+  let lean: TestCircuit;
+  beforeAll(async () => {
+    lean = await compileInstance(INSTANCE.name, "lean");
+  });
+
+  it("costs exactly as many constraints", () => expect(lean.constraints).toBe(circuit.constraints));
+
+  it("agrees with the oracle on 40 random traces, and refuses the flipped outcome", async () => {
+    await fc.assert(
+      fc.asyncProperty(traceArb, thetaArb, async (records, rawTheta) => {
+        const { input: honest, verdict } = input(records, aap2Scope.parseTheta(rawTheta));
+        await expectVerdict(lean, honest, verdict.violated);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
 describe("no hints prove the other outcome", () => {
   it("on 25 random traces: no ancestor named for the first violation covers it, no record named violates a satisfied trace", async () => {
     let tried = 0;
