@@ -12,7 +12,12 @@ import * as snarkjs from "snarkjs";
 import type { ZkeyContribution } from "../../prover/artifacts.js";
 import type { Progress } from "./progress.js";
 import { writeDevZkey } from "./devzkey.js";
-import { isPoseidonTemplate, poseidonChoice, type PoseidonTemplate } from "./poseidon-choice.js";
+import {
+  isPoseidonTemplate,
+  POSEIDON_TEMPLATES,
+  poseidonChoice,
+  type PoseidonTemplate,
+} from "./poseidon-choice.js";
 import { snarkLogger, type PtauChoice } from "./ptau.js";
 import {
   readR1csHeader,
@@ -145,9 +150,8 @@ export async function loadInstances(file: string): Promise<Instance[]> {
       throw new Error(`${where}: publicSignals must be an array of signal names`);
     }
     if (inst.poseidon !== undefined && !isPoseidonTemplate(inst.poseidon)) {
-      throw new Error(
-        `${where}: poseidon must be "circomlib" or "lean", not ${JSON.stringify(inst.poseidon)}`,
-      );
+      const allowed = POSEIDON_TEMPLATES.map((t) => JSON.stringify(t)).join(" or ");
+      throw new Error(`${where}: poseidon must be ${allowed}, not ${JSON.stringify(inst.poseidon)}`);
     }
     const source = path.resolve(ROOT, String(inst.source));
     // circom2 runs under WASI with the repo root as its only reachable tree.
