@@ -13,13 +13,31 @@ export function canonicalJson(value: unknown): string {
   return write(value, "$");
 }
 
+/**
+ * The protocol's one rule for strings: well-formed Unicode, i.e. no lone UTF-16
+ * surrogate. UTF-8 has no encoding for a lone surrogate (TextEncoder writes U+FFFD
+ * instead), so two different JS strings would hash the same while the oracles,
+ * which compare strings, tell them apart. Every string that is hashed or
+ * committed (record fields and args, θ, profiles, grants) passes through here.
+ */
+export function wellFormed(s: string, path: string): string {
+  const lone = /[\uD800-\uDFFF]/u.exec(s);
+  if (lone) {
+    const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
+    throw new CanonicalJsonError(
+      `${path}: lone UTF-16 surrogate U+${unit} at index ${lone.index}; strings must be well-formed Unicode`,
+    );
+  }
+  return s;
+}
+
 function write(value: unknown, path: string): string {
   if (value === null) return "null";
   switch (typeof value) {
     case "boolean":
       return value ? "true" : "false";
     case "string":
-      return JSON.stringify(value);
+      return JSON.stringify(wellFormed(value, path));
     case "number":
       if (!Number.isFinite(value)) {
         throw new CanonicalJsonError(
@@ -41,7 +59,10 @@ function write(value: unknown, path: string): string {
       const entries = Object.keys(value as object)
         .sort()
         .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-        .map((k) => `${JSON.stringify(k)}:${write((value as Record<string, unknown>)[k], `${path}.${k}`)}`);
+        .map(
+          (k) =>
+            `${JSON.stringify(wellFormed(k, `${path} key`))}:${write((value as Record<string, unknown>)[k], `${path}.${k}`)}`,
+        );
       return `{${entries.join(",")}}`;
     }
     default:

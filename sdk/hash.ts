@@ -3,6 +3,7 @@
 // test/parity.test.ts holds the three of them to it.
 import * as P from "poseidon-lite";
 import { encodeAbiParameters, keccak256, toBytes, type Address, type Hex } from "viem";
+import { wellFormed } from "./canonical.js";
 
 /** The BN254 scalar field: every signal and every public input lives below it. */
 export const FIELD_MODULUS = 0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001n;
@@ -68,7 +69,9 @@ export const TAG_STRING = 0x737472n; // "str"
  */
 export function stringToField(s: string): bigint {
   if (typeof s !== "string") throw new TypeError(`expected a string, got ${typeof s}`);
-  const bytes = new TextEncoder().encode(s);
+  // Well-formed strings and their UTF-8 bytes are in bijection; a lone surrogate
+  // would be written as U+FFFD and collide (docs/SOUNDNESS.md, "Strings").
+  const bytes = new TextEncoder().encode(wellFormed(s, "string"));
   const chunks: bigint[] = [];
   for (let i = 0; i < bytes.length; i += 31) {
     let x = 0n;

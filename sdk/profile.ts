@@ -1,7 +1,7 @@
 // The encoding profile: per tool, which argument holds the target(s) and which
 // holds the amount. It decides what the circuits see of each call, so its hash is
 // committed when a session opens and pinned by every promise that covers it.
-import { canonicalJson } from "./canonical.js";
+import { CanonicalJsonError, canonicalJson } from "./canonical.js";
 import { keccakToField } from "./hash.js";
 
 export interface ToolProfile {
@@ -28,6 +28,12 @@ export function parseProfile(x: unknown): EncodingProfile {
     throw new ProfileError(`encoding profile: ${m}`);
   };
   if (typeof x !== "object" || x === null) fail("must be a JSON object");
+  try {
+    canonicalJson(x);
+  } catch (e) {
+    if (e instanceof CanonicalJsonError) fail(e.message);
+    throw e;
+  }
   const p = x as Record<string, unknown>;
   if (p.version !== 1) fail(`version must be 1, got ${JSON.stringify(p.version)}`);
   if (typeof p.tools !== "object" || p.tools === null || Array.isArray(p.tools))

@@ -49,15 +49,26 @@ export function certifyLabels(
   seed: bigint,
 ): RepeatHints {
   const { count, last } = given;
-  // Each label is count - 1 (B bits) and the last bit above it.
-  const bits = countBits(records.length);
-  const labels = count.map((c, i) => c - 1n + (last[i]! << BigInt(bits)));
-  const beta = hashVector([seed, ...packLabels(labels, bits + 1)]);
+  const beta = repeatBeta(given, seed);
   const weight = rowWeights(
     records.map((r, i) => (r.live && count[i] === 1n ? (r.tool + beta * r.args) % FIELD_MODULUS : null)),
   );
-  const zeta = hashVector([beta, ...weight]);
-  return { count, last, weight, beta, zeta };
+  return { count, last, weight, beta, zeta: repeatZeta(beta, weight) };
+}
+
+/** The gadget's first challenge: the seed and the packed labels, count - 1 (B bits) and last above it. */
+export function repeatBeta(
+  labels: { count: readonly bigint[]; last: readonly bigint[] },
+  seed: bigint,
+): bigint {
+  const bits = countBits(labels.count.length);
+  const packed = labels.count.map((c, i) => c - 1n + (labels.last[i]! << BigInt(bits)));
+  return hashVector([seed, ...packLabels(packed, bits + 1)]);
+}
+
+/** The gadget's test point: beta and the certificate's weights, whatever they are. */
+export function repeatZeta(beta: bigint, weight: readonly bigint[]): bigint {
+  return hashVector([beta, ...weight]);
 }
 
 /** Hints for a circuit of `records.length` rows (the capacity); `seed` is what the circuit hashes first. */

@@ -4,6 +4,10 @@ declare module "r1csfile" {
     options: { loadConstraints: boolean; loadMap: boolean; getFieldFromPrime?: unknown },
   ): Promise<{
     nConstraints: number;
+    nVars: number;
+    nOutputs: number;
+    nPubInputs: number;
+    nPrvInputs: number;
     F: { toObject(x: unknown): bigint };
     constraints: Record<string, unknown>[][];
   }>;

@@ -50,16 +50,18 @@ template SelectedProduct(N) {
 // an empty sum), 0 = 0. With a repeated root, f·Σ w_k/(X - u_k) - 1
 // is a nonzero polynomial of degree < N for any weights (1/f has a double pole there,
 // the sum only simple ones), so a z drawn after u and w are fixed satisfies it with
-// probability < N / r. A selected u[i] = z has no witness (inv[i] does not exist), an
-// unselected one leaves inv[i] free: both need z to hit one of N fixed values.
-// Assumes sel[] boolean. 4N + 2 constraints.
+// probability < N / r. A selected u[i] = z has no witness (inv[i] does not exist).
+// An unselected row's inv[i] is pinned to 0 by its own constraint, so its term is 0
+// whatever u[i] is: without that, an unselected u[i] equal to z (a padding row the
+// prover writes after seeing z) would leave inv[i] free and its term able to
+// balance any sum. Assumes sel[] boolean. 5N + 2 constraints.
 template DistinctRoots(N) {
     signal input sel[N];
     signal input u[N];
     signal input w[N];
     signal input z;
 
-    // inv[i] = 1 / (z - u[i]) when selected, 0 otherwise.
+    // inv[i] = 1 / (z - u[i]) when selected, 0 otherwise: both are constrained.
     signal inv[N];
     signal term[N];
     var fractions = 0;
@@ -68,6 +70,7 @@ template DistinctRoots(N) {
         selected += sel[i];
         inv[i] <-- sel[i] != 0 ? 1 / (z - u[i]) : 0;
         inv[i] * (z - u[i]) === sel[i];
+        inv[i] * (1 - sel[i]) === 0;
         term[i] <== w[i] * inv[i];
         fractions += term[i];
     }

@@ -35,7 +35,7 @@ include "multiset.circom";
 // live[] boolean and `seed` binds tool[] and args[] of every live record (the main
 // circuit passes the trace's final root), so every value tested is fixed before the
 // challenge that tests it.
-// Cost: (B + 19)·N + 1 + HashVector(1 + packs) + HashVector(1 + N); the hash of the
+// Cost: (B + 20)·N + 1 + HashVector(1 + packs) + HashVector(1 + N); the hash of the
 // certificate, about 609/15 = 41 per record, is the largest part at large N.
 template RepeatHits(N) {
     assert(N >= 2);

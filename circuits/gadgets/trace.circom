@@ -8,6 +8,13 @@ include "checkpoints.circom";
 // the first n records (slots) are exactly the ones behind `finalRoot` and behind
 // every on-chain checkpoint folded into `checkpointAcc`. Outputs `active[i]`
 // (i < n) so that predicates look at exactly the first n records.
+//
+// Rows at index >= n have leaf 0, so nothing else binds their slots: a prover
+// could fill them after seeing any in-circuit challenge. Every slot of such a row
+// is therefore constrained to 0, an invariant each predicate inherits (a padding
+// row reads as "no record": kind 0, every value absent). The salt is left free:
+// it enters only the leaf, which is gated by `active`. docs/SOUNDNESS.md,
+// "Rows past n". Cost: S constraints per row.
 template CommittedTrace(D, K) {
     var N = 1 << D;
     var S = slotCount();
@@ -31,6 +38,7 @@ template CommittedTrace(D, K) {
         leaf[i].salt <== salt[i];
         leaf[i].active <== active[i];
         tree.leaves[i] <== leaf[i].leaf;
+        for (var j = 0; j < S; j++) (1 - active[i]) * slots[i][j] === 0;
     }
 
     signal committed <== CommitmentRoot(D)(n, tree.nodes);

@@ -95,7 +95,7 @@ template Aap1Record(T) {
 // record's slots) fingerprints (tool, args); beta = Hash(seed, packed labels,
 // coversIn) fingerprints the tuples; zeta = Hash(beta, weight) tests them.
 // Assumes active is a prefix mask (PrefixMask), and accepted boolean.
-// Cost: about (3B + 39)·N plus the two hashes, ~41 per record each for coversIn and
+// Cost: about (3B + 40)·N plus the two hashes, ~41 per record each for coversIn and
 // the certificate's weights: docs/PREDICATES.md.
 template Aap1Authorization(N, T) {
     assert(N >= 2);

@@ -37,7 +37,7 @@
 import { callArgsField } from "../encoding.js";
 import { reduceBytes32 } from "../hash.js";
 import { AUTHORITIES, type AuthorizationRecord } from "../records.js";
-import { paddedStrings, pythonRepr, stringList } from "./theta-common.js";
+import { paddedStrings, pythonRepr, stringList, checkThetaJson } from "./theta-common.js";
 import { aap1ChainHints } from "./aap1-chains.js";
 import { ThetaError, type PredicateDefinition, type Verdict } from "./types.js";
 
@@ -85,6 +85,7 @@ export const aap1Authorization: PredicateDefinition<Aap1Theta> = {
   caps: CAPS,
 
   parseTheta(x) {
+    checkThetaJson(x, "AAP-1");
     if (typeof x !== "object" || x === null || Array.isArray(x)) fail("must be an object");
     const t = x as Record<string, unknown>;
     if (t.gatedTools !== undefined && t.destructive_tools !== undefined) {

@@ -97,18 +97,28 @@ export function aap1ChainHints(
   });
   for (const { index } of latest.values()) last[index] = 1n;
 
-  const bits = countBits(capacity);
-  const labels = rank.map(
+  const labels = { rank, last, pred, validIn, usedIn, coversIn };
+  const beta = chainBeta(labels, seed);
+  const weight = rowWeights(rank.map((r, i) => (firsts.has(i) ? slots[i]![SLOT.action]! : null)));
+  return { ...labels, weight, beta, zeta: hashVector([beta, ...weight]) };
+}
+
+export type ChainLabels = Omit<ChainHints, "weight" | "beta" | "zeta">;
+
+/**
+ * The circuit's first challenge: the seed, the packed labels (rank - 1 and pred in B bits each,
+ * last, validIn, usedIn) and every coversIn. The test point is then Hash(beta, weight).
+ */
+export function chainBeta(labels: ChainLabels, seed: bigint): bigint {
+  const bits = countBits(labels.rank.length);
+  const packed = labels.rank.map(
     (r, i) =>
       r -
       1n +
-      (last[i]! << BigInt(bits)) +
-      (pred[i]! << BigInt(bits + 1)) +
-      (validIn[i]! << BigInt(2 * bits + 1)) +
-      (usedIn[i]! << BigInt(2 * bits + 2)),
+      (labels.last[i]! << BigInt(bits)) +
+      (labels.pred[i]! << BigInt(bits + 1)) +
+      (labels.validIn[i]! << BigInt(2 * bits + 1)) +
+      (labels.usedIn[i]! << BigInt(2 * bits + 2)),
   );
-  const beta = hashVector([seed, ...packLabels(labels, 2 * bits + 3), ...coversIn]);
-  const weight = rowWeights(rank.map((r, i) => (firsts.has(i) ? slots[i]![SLOT.action]! : null)));
-  const zeta = hashVector([beta, ...weight]);
-  return { rank, last, pred, validIn, usedIn, coversIn, weight, beta, zeta };
+  return hashVector([seed, ...packLabels(packed, 2 * bits + 3), ...labels.coversIn]);
 }

@@ -42,7 +42,7 @@ import {
 } from "../paths.js";
 import type { EncodingProfile } from "../profile.js";
 import type { CallRecord, TraceRecord } from "../records.js";
-import { namespaceEvents } from "./theta-common.js";
+import { namespaceEvents, checkThetaJson } from "./theta-common.js";
 import { ThetaError, type PredicateDefinition, type Verdict } from "./types.js";
 
 export interface Aap2Theta {
@@ -190,6 +190,7 @@ export const aap2Scope: PredicateDefinition<Aap2Theta> = {
   caps: CAPS,
 
   parseTheta(x) {
+    checkThetaJson(x, "AAP-2");
     if (typeof x !== "object" || x === null || Array.isArray(x)) fail("AAP-2 θ must be an object");
     const t = x as Record<string, unknown>;
     if (VAI_NAMES.some((k) => k in t)) {

@@ -25,7 +25,7 @@
 // Circuit: circuits/predicates/aap3_payment.circom.
 import { callAmount, callTargets } from "../encoding.js";
 import type { EncodingProfile } from "../profile.js";
-import { paddedStrings } from "./theta-common.js";
+import { paddedStrings, checkThetaJson } from "./theta-common.js";
 import { ThetaError, type PredicateDefinition } from "./types.js";
 import {
   onlyKeys,
@@ -105,6 +105,7 @@ export const aap3Payment: PredicateDefinition<Aap3Theta> = {
   caps: CAPS,
 
   parseTheta(x) {
+    checkThetaJson(x, "AAP-3");
     if (typeof x !== "object" || x === null || Array.isArray(x))
       throw new ThetaError("AAP-3 θ must be an object");
     const t = x as Record<string, unknown>;

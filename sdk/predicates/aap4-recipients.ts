@@ -25,7 +25,7 @@
 import { MALFORMED_TARGET_PREFIX, callTargets } from "../encoding.js";
 import type { GrantToolSpec } from "../import-vai.js";
 import type { EncodingProfile } from "../profile.js";
-import { namespaceEvents, paddedStrings, pythonRepr, stringList } from "./theta-common.js";
+import { namespaceEvents, paddedStrings, pythonRepr, stringList, checkThetaJson } from "./theta-common.js";
 import { ThetaError, type PredicateDefinition } from "./types.js";
 
 export interface Aap4Theta {
@@ -139,6 +139,7 @@ export const aap4Recipients: PredicateDefinition<Aap4Theta> = {
   caps: CAPS,
 
   parseTheta(x) {
+    checkThetaJson(x, "AAP-4");
     if (typeof x !== "object" || x === null || Array.isArray(x)) fail("AAP-4 θ must be an object");
     const t = x as Record<string, unknown>;
     if (VAI_NAMES.some((k) => k in t)) {

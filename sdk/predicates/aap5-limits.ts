@@ -27,7 +27,7 @@
 import { callAmount, callArgsField, KIND, SLOT } from "../encoding.js";
 import { repeatHints } from "../repeats.js";
 import type { EncodingProfile } from "../profile.js";
-import { paddedStrings } from "./theta-common.js";
+import { paddedStrings, checkThetaJson } from "./theta-common.js";
 import { ThetaError, type PredicateDefinition, type Verdict } from "./types.js";
 import {
   onlyKeys,
@@ -127,6 +127,7 @@ export const aap5Limits: PredicateDefinition<Aap5Theta> = {
   caps: CAPS,
 
   parseTheta(x) {
+    checkThetaJson(x, "AAP-5");
     if (typeof x !== "object" || x === null || Array.isArray(x))
       throw new ThetaError("AAP-5 θ must be an object");
     const t = x as Record<string, unknown>;

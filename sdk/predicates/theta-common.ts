@@ -1,6 +1,22 @@
 // Small helpers every predicate's θ parsing and encoding share.
+import { CanonicalJsonError, canonicalJson } from "../canonical.js";
 import { stringToField } from "../hash.js";
 import type { TraceRecord } from "../records.js";
+import { ThetaError } from "./types.js";
+
+/**
+ * Raw θ as JSON the protocol accepts (sdk/canonical.ts): well-formed strings, finite
+ * numbers, plain objects. Every parseTheta starts here, so a lone surrogate in any
+ * θ string is refused before anything is hashed or written.
+ */
+export function checkThetaJson(x: unknown, predicate: string): void {
+  try {
+    canonicalJson(x);
+  } catch (e) {
+    if (e instanceof CanonicalJsonError) throw new ThetaError(`${predicate} θ: ${e.message}`);
+    throw e;
+  }
+}
 
 /** Strings as field elements, padded with 0 to the circuit's fixed size. */
 export function paddedStrings(list: readonly string[], size: number): bigint[] {

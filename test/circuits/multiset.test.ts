@@ -77,7 +77,7 @@ describe("DistinctRoots (4 entries)", () => {
     z: String(z),
   });
 
-  it("costs 4N + 2 constraints", () => expect(c.constraints).toBe(4 * N + 2));
+  it("costs 5N + 2 constraints", () => expect(c.constraints).toBe(5 * N + 2));
 
   it("accepts distinct selected values with their weights: none, one, all four, and 0 and -1", async () => {
     const u = [3n, 5n, 0n, P - 1n];

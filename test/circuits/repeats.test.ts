@@ -70,7 +70,7 @@ describe("RepeatHits (6 records)", () => {
   it("costs (B + 19)·N + 1 and two hashes, of 1 + 1 and 1 + N inputs", () => {
     // B = 3 for counts 1..6; HashVector(2) is Poseidon(2) (240), HashVector(7) Poseidon(7) (381).
     expect(countBits(N)).toBe(3);
-    expect(c.constraints).toBe((3 + 19) * N + 1 + 240 + 381);
+    expect(c.constraints).toBe((3 + 20) * N + 1 + 240 + 381);
   });
 
   it("hits the (L+1)-th occurrence; bound 0 never hits; non-live records neither count nor hit", async () => {

@@ -3,22 +3,14 @@
 // ourselves, and forge witnesses by editing a named signal.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { readR1cs } from "r1csfile";
 import { expect } from "vitest";
 import { poseidonChoice, type PoseidonTemplate } from "../../scripts/lib/poseidon-choice.js";
 import { FIELD_MODULUS } from "../../sdk/hash.js";
+import { firstBroken, type Constraint } from "./witness-solver.js";
 
 const ROOT = process.cwd();
 const require = createRequire(import.meta.url);
@@ -29,7 +21,13 @@ export interface TestCircuit {
   wasmPath: string;
   constraints: number;
   signals: Map<string, number>;
+  /** The constraints, and the witness layout: nVars signals, of which 1..nInputs are main's inputs. */
+  system: Constraint[];
+  nVars: number;
+  nInputs: number;
   witness(input: Record<string, unknown>): Promise<bigint[]>;
+  /** The circuit's own witness code, run past failing `===` (it counts them). */
+  lenientWitness(input: Record<string, unknown>): Promise<{ witness: bigint[]; failedAsserts: number }>;
   /** Index of the first unsatisfied constraint, or -1 when the witness satisfies all. */
   firstUnsatisfied(witness: bigint[]): number;
 }
@@ -87,10 +85,6 @@ export async function compileTestCircuit(
       ],
       { cwd: ROOT, stdio: "pipe" },
     );
-    copyFileSync(
-      join(tmp, `${name}_js`, "witness_calculator.js"),
-      join(tmp, `${name}_js`, "witness_calculator.cjs"),
-    );
     writeFileSync(join(tmp, "done"), key);
     try {
       renameSync(tmp, dir);
@@ -102,37 +96,81 @@ export async function compileTestCircuit(
   return load(name, dir);
 }
 
+/**
+ * A circuit instance exactly as setup built it (build/circuits/<name>): its own r1cs, sym and
+ * wasm, for the adversarial searches, which must judge witnesses by the build's constraints.
+ */
+export function builtCircuit(name: string): Promise<TestCircuit> {
+  const dir = join(ROOT, "build", "circuits", name);
+  if (!existsSync(join(dir, `${name}.r1cs`)))
+    throw new Error(`${name} is not built: run \`npx tsx scripts/setup.ts --group test\` first`);
+  return load(name, dir);
+}
+
+// The witness calculator circom writes is CommonJS; a copy named .cjs loads under "type": "module".
+// The lenient copy reports a failing `===` instead of throwing, so a search can still read the
+// challenges an adversary would see (circom skips the rest of the failing template's body).
+function calculatorCopy(jsDir: string, lenient: boolean): string {
+  const file = join(jsDir, lenient ? "witness_calculator.lenient.cjs" : "witness_calculator.cjs");
+  if (!existsSync(file)) {
+    let source = readFileSync(join(jsDir, "witness_calculator.js"), "utf8");
+    if (lenient) {
+      const thrower = "throw new Error(err + errStr);";
+      if (!source.includes(thrower)) throw new Error(`unexpected witness calculator in ${jsDir}`);
+      source = source.replace(
+        thrower,
+        "if (code == 4 && globalThis.__zkvaiLenient) { globalThis.__zkvaiLenient.failures++; errStr = ''; return; } " +
+          thrower,
+      );
+    }
+    const tmp = `${file}.tmp-${process.pid}`;
+    writeFileSync(tmp, source);
+    renameSync(tmp, file);
+  }
+  return file;
+}
+
 async function load(name: string, dir: string): Promise<TestCircuit> {
   const r1cs = await readR1cs(join(dir, `${name}.r1cs`), {
     loadConstraints: true,
     loadMap: false,
     getFieldFromPrime: undefined,
   });
-  const constraints: [Record<string, bigint>, Record<string, bigint>, Record<string, bigint>][] =
-    r1cs.constraints.map(
-      (c: Record<string, unknown>[]) =>
-        c.map((lc) => Object.fromEntries(Object.entries(lc).map(([k, v]) => [k, toBig(r1cs.F, v)]))) as never,
-    );
+  const system: Constraint[] = r1cs.constraints.map(
+    (c: Record<string, unknown>[]) =>
+      c.map((lc) => new Map(Object.entries(lc).map(([k, v]) => [Number(k), toBig(r1cs.F, v)]))) as never,
+  );
   const signals = new Map<string, number>();
   for (const line of readFileSync(join(dir, `${name}.sym`), "utf8").split("\n")) {
     const [, varIdx, , label] = line.split(",");
     if (label && Number(varIdx) >= 0) signals.set(label.replace(/^main\./, ""), Number(varIdx));
   }
-  const builder = require(join(dir, `${name}_js`, "witness_calculator.cjs"));
-  const calculator = await builder(readFileSync(join(dir, `${name}_js`, `${name}.wasm`)));
-  const p = FIELD_MODULUS;
-  const dot = (lc: Record<string, bigint>, w: bigint[]) =>
-    Object.entries(lc).reduce((s, [k, v]) => (s + v * w[Number(k)]) % p, 0n);
+  const jsDir = join(dir, `${name}_js`);
+  const wasm = readFileSync(join(jsDir, `${name}.wasm`));
+  const calculator = await require(calculatorCopy(jsDir, false))(wasm);
+  const lenientCalculator = await require(calculatorCopy(jsDir, true))(wasm);
+  const g = globalThis as { __zkvaiLenient?: { failures: number } };
   return {
     name,
     r1csPath: join(dir, `${name}.r1cs`),
-    wasmPath: join(dir, `${name}_js`, `${name}.wasm`),
+    wasmPath: join(jsDir, `${name}.wasm`),
     constraints: r1cs.nConstraints,
     signals,
+    system,
+    nVars: r1cs.nVars,
+    nInputs: r1cs.nOutputs + r1cs.nPubInputs + r1cs.nPrvInputs,
     witness: (input) => calculator.calculateWitness(input, true) as Promise<bigint[]>,
-    firstUnsatisfied(w) {
-      return constraints.findIndex(([a, b, c]) => (dot(a, w) * dot(b, w) - dot(c, w)) % p !== 0n);
+    async lenientWitness(input) {
+      const state = { failures: 0 };
+      g.__zkvaiLenient = state;
+      try {
+        const witness = (await lenientCalculator.calculateWitness(input, true)) as bigint[];
+        return { witness, failedAsserts: state.failures };
+      } finally {
+        delete g.__zkvaiLenient;
+      }
     },
+    firstUnsatisfied: (w) => firstBroken(system, w),
   };
 }
 
