@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { MANIFEST_PATH, type CircuitEntry, type Manifest } from "../prover/artifacts.js";
 import {
+  buildTools,
   compileCircuit,
   loadInstances,
   pathsFor,
@@ -236,12 +237,7 @@ export async function runSetup(args: string[]): Promise<Manifest | undefined> {
         .join(", ")})`,
     );
   }
-  const tools = {
-    circom2: pkgVersion("circom2"),
-    snarkjs: pkgVersion("snarkjs"),
-    circomlib: pkgVersion("circomlib"),
-    node: process.versions.node,
-  };
+  const tools = buildTools();
   const release = await acquireLock();
   try {
     return await build(table, selected, tools, values.force, values["skip-contracts"], started);

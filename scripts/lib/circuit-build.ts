@@ -252,6 +252,26 @@ export function wrapperFor(inst: Instance, p: Paths): string {
 }
 
 /** The compile key the instance would have now: a manifest entry with another one is stale. */
+/** The tool versions every compile and key is keyed by (the manifest's `tools`). */
+export function buildTools(): { circom2: string; snarkjs: string; circomlib: string; node: string } {
+  return {
+    circom2: pkgVersion("circom2"),
+    snarkjs: pkgVersion("snarkjs"),
+    circomlib: pkgVersion("circomlib"),
+    node: process.versions.node,
+  };
+}
+
+/**
+ * Whether build/circuits/<name> holds the r1cs and wasm that setup would compile from today's
+ * sources, so tests may use the build's own files instead of compiling again.
+ */
+export async function isBuildFresh(inst: Instance): Promise<boolean> {
+  const state = await readJson<{ compileKey?: string }>(path.join(pathsFor(inst.name).dir, "state.json"));
+  if (!state?.compileKey || !existsSync(pathsFor(inst.name).r1cs)) return false;
+  return state.compileKey === (await currentSourceHash(inst, buildTools()));
+}
+
 export function currentSourceHash(inst: Instance, tools: Record<string, string>): Promise<string> {
   return compileKey(inst, wrapperFor(inst, pathsFor(inst.name)), tools);
 }

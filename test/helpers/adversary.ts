@@ -41,11 +41,14 @@ export async function play(c: TestCircuit, move: Move): Promise<Played> {
   return { accepted: result.broken === -1, broken: result.broken, outcome, witness: result.witness };
 }
 
+/** Num2Bits' bits, anonymous or named as the circuits name their range checks. */
+export const BIT_NAMES = /(Num2Bits[^.]*|n2b|bits|[A-Za-z]*Bits\[\d+\])\.out\[\d+\]$/;
+
 /**
  * The witness signals written with `<--` in circuits/ and circomlib: IsZero's and
  * DistinctRoots' inverses, Num2Bits' bits, CountOneHot's one-hot.
  */
-const HINT_NAMES = /(\.|^)(inv(\[\d+\])?|Num2Bits[^.]*\.out\[\d+\]|[^.]*\.bit\[\d+\])$/;
+const HINT_NAMES = new RegExp(`(^|\\.)inv(\\[\\d+\\])?$|${BIT_NAMES.source}|\\.bit\\[\\d+\\]$`);
 
 function hintSignals(c: TestCircuit): number[] {
   return [...c.signals.entries()].filter(([name]) => HINT_NAMES.test(name)).map(([, i]) => i);

@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { readR1cs } from "r1csfile";
 import { expect } from "vitest";
+import { isBuildFresh, loadInstances } from "../../scripts/lib/circuit-build.js";
 import { poseidonChoice, type PoseidonTemplate } from "../../scripts/lib/poseidon-choice.js";
 import { FIELD_MODULUS } from "../../sdk/hash.js";
 import { firstBroken, type Constraint } from "./witness-solver.js";
@@ -100,11 +101,14 @@ export async function compileTestCircuit(
  * A circuit instance exactly as setup built it (build/circuits/<name>): its own r1cs, sym and
  * wasm, for the adversarial searches, which must judge witnesses by the build's constraints.
  */
-export function builtCircuit(name: string): Promise<TestCircuit> {
-  const dir = join(ROOT, "build", "circuits", name);
-  if (!existsSync(join(dir, `${name}.r1cs`)))
-    throw new Error(`${name} is not built: run \`npx tsx scripts/setup.ts --group test\` first`);
-  return load(name, dir);
+export async function builtCircuit(name: string): Promise<TestCircuit> {
+  const inst = (await loadInstances(join(ROOT, "circuits", "instances.json"))).find((i) => i.name === name);
+  if (!inst) throw new Error(`no circuit instance ${name} in circuits/instances.json`);
+  if (!(await isBuildFresh(inst)))
+    throw new Error(
+      `${name} is not built from today's sources: run \`npx tsx scripts/setup.ts --only ${name}\``,
+    );
+  return load(name, join(ROOT, "build", "circuits", name));
 }
 
 // The witness calculator circom writes is CommonJS; a copy named .cjs loads under "type": "module".

@@ -1,7 +1,8 @@
 // Circuit instances from circuits/instances.json, compiled for witness tests (no setup needed).
 import { readFileSync } from "node:fs";
 import type { PoseidonTemplate } from "../../scripts/lib/poseidon-choice.js";
-import { compileTestCircuit, type TestCircuit } from "./circuit.js";
+import { isBuildFresh, loadInstances } from "../../scripts/lib/circuit-build.js";
+import { builtCircuit, compileTestCircuit, type TestCircuit } from "./circuit.js";
 
 export interface Instance {
   name: string;
@@ -30,9 +31,12 @@ export function instance(name: string): Instance {
 }
 
 /** An instance compiled as the table says, or with the other Poseidon template when `poseidon` is given. */
-export function compileInstance(name: string, poseidon?: PoseidonTemplate): Promise<TestCircuit> {
+export async function compileInstance(name: string, poseidon?: PoseidonTemplate): Promise<TestCircuit> {
   const i = instance(name);
   const template = poseidon ?? i.poseidon ?? "circomlib";
+  // An instance setup has built from today's sources is used as built, not compiled again.
+  const asBuilt = (await loadInstances("circuits/instances.json")).find((b) => b.name === name)!;
+  if (template === (i.poseidon ?? "circomlib") && (await isBuildFresh(asBuilt))) return builtCircuit(name);
   return compileTestCircuit(
     template === "circomlib" ? i.name : `${i.name}_${template}`,
     [i.source],

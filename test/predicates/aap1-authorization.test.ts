@@ -113,7 +113,7 @@ describe("θ", () => {
 
 it("costs exactly this many constraints (a change in cost is a decision)", () => {
   // 40 per record and 7 per pair (j < i) in the predicate, the rest is the trace commitment.
-  expect(circuit.constraints).toBe(9350);
+  expect(circuit.constraints).toBe(9414);
 });
 
 describe("circuit = oracle on random traces", () => {
@@ -461,19 +461,18 @@ describe("edge witnesses", () => {
     expect(await witnessFails(circuit, rawInput(slots, 0))).toBe(false);
   });
 
-  it("garbage slots past n (inactive) change nothing: an unauthorized gated call there is not read", async () => {
+  it("slots past n (inactive) must be 0: garbage there has no witness either way; their salts are free", async () => {
     const slots = [authSlots(h("a1"), "delete_file", ALLOW_HUMAN), callSlots(h("a1"))];
     const honest = rawInput(slots, 0);
     const garbage = (honest.slots as string[][]).map((row, i) =>
       i >= 2 ? callSlots(h("zz")).map(String) : row,
     );
-    const padded = {
-      ...honest,
-      slots: garbage,
-      salt: (honest.salt as string[]).map((s, i) => (i >= 2 ? "7" : s)),
-    };
-    expect(circuit.firstUnsatisfied(await circuit.witness(padded))).toBe(-1);
-    expect(await witnessFails(circuit, { ...padded, outcome: "1" })).toBe(true);
+    for (const outcome of ["0", "1"]) {
+      expect(await witnessFails(circuit, { ...honest, slots: garbage, outcome })).toBe(true);
+    }
+    const salted = { ...honest, salt: (honest.salt as string[]).map((s, i) => (i >= 2 ? "7" : s)) };
+    expect(circuit.firstUnsatisfied(await circuit.witness(salted))).toBe(-1);
+    expect(await witnessFails(circuit, { ...salted, outcome: "1" })).toBe(true);
   });
 
   it("an authorization whose aux does not decode (>= 64) has no witness at all (no proof either way)", async () => {

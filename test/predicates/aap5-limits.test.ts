@@ -171,7 +171,7 @@ describe("θ", () => {
 });
 
 it("costs exactly this many constraints (a change in cost is a decision)", () => {
-  expect(circuit.constraints).toBe(9685);
+  expect(circuit.constraints).toBe(9749);
 });
 
 describe("circuit = oracle on random traces (capacity 8)", () => {

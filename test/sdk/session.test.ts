@@ -158,6 +158,19 @@ describe("authorize / grant / revoke check their input", () => {
     expect(() => session.grant("scope", "relative/dir")).toThrow(InvalidRecordError);
     expect(() => session.grant("scope", "/a/b/c/d/e")).toThrow(/at most 4/);
     expect(() => session.grant("recipient", "")).toThrow(/non-empty/);
+    // A lone surrogate anywhere: refused before anything is written, and the tool never runs.
+    expect(() => session.grant("recipient", "bob@corp.example\uD800")).toThrow(
+      /lone UTF-16 surrogate U\+D800/,
+    );
+    expect(() => session.authorize({ ...auth, actionId: "a\uDC00", decision: "allow" })).toThrow(/surrogate/);
+    let ran = false;
+    await expect(
+      session.call("read", { q: ["ok", "\uD83D"] }, async () => {
+        ran = true;
+        return null;
+      }),
+    ).rejects.toThrow(/surrogate/);
+    expect(ran).toBe(false);
     expect(store.count(sessionId)).toBe(0);
   });
 

@@ -1,0 +1,11 @@
+// Adversarial witness sweep of aap3_n4 (test/adversary/sweep.ts): each fixture claimed the other way.
+import { it } from "vitest";
+import { fixtureCase, sweep } from "./sweep.js";
+
+it("no tamper class proves the other outcome", async () => {
+  await sweep("aap3_n4", [
+    fixtureCase("aap-3/amount-equals-cap"),
+    fixtureCase("aap-3/merchant-off-list"),
+    fixtureCase("aap-3/two-merchants-one-off-list"),
+  ]);
+});

@@ -1,0 +1,383 @@
+// The adversarial witness sweep run for every predicate main (test/adversary/*.sweep.test.ts):
+// from an honest claim input at n < capacity, a dishonest prover claims the other outcome
+// with the escrow's public inputs unchanged, and tries each tamper class: rows past n
+// (challenge values included), active rows, θ, checkpoints, the predicate's hint inputs,
+// and every kind of internal `<--` hint. Each move is turned into a full witness by the
+// r1cs solver and judged by the build's own constraints (test/helpers/adversary.ts).
+// ZKVAI_SWEEP=wide (npm run test:full) plays every variant of each class; the default
+// plays the first of each, so `npm test` stays fast.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { expect } from "vitest";
+import { claimInput, shapeOf, type CircuitInput } from "../../prover/witness.js";
+import { KIND, SLOT, SLOT_COUNT } from "../../sdk/encoding.js";
+import { FIELD_MODULUS } from "../../sdk/hash.js";
+import { predicateById, type PredicateDefinition } from "../../sdk/predicates/index.js";
+import { parseProfile, type EncodingProfile } from "../../sdk/profile.js";
+import { parseRecord, type TraceRecord } from "../../sdk/records.js";
+import { BIT_NAMES, play, signalsLike, type Move } from "../helpers/adversary.js";
+import { builtCircuit, type TestCircuit } from "../helpers/circuit.js";
+import { instance } from "../helpers/instance.js";
+
+const WIDE = process.env.ZKVAI_SWEEP === "wide";
+const P = FIELD_MODULUS;
+
+export interface SweepCase {
+  label: string;
+  theta: unknown;
+  profile: EncodingProfile;
+  records: TraceRecord[];
+}
+
+/** A predicate fixture (fixtures/aap-N/<name>.json) as a sweep case. */
+export function fixtureCase(path: string): SweepCase {
+  const raw = JSON.parse(readFileSync(`fixtures/${path}.json`, "utf8"));
+  return {
+    label: path,
+    theta: raw.theta,
+    profile: parseProfile(raw.profile),
+    records: (raw.records as unknown[]).map(parseRecord),
+  };
+}
+
+/** Deterministic pseudo-random field elements, so a failing move can be replayed. */
+function stream(seed: number): () => bigint {
+  let x = BigInt(seed) + 0x9e3779b97f4a7c15n;
+  return () => {
+    x = (x * 6364136223846793005n + 1442695040888963407n) % (1n << 128n);
+    return (x * x + 7n) % P;
+  };
+}
+
+type Input = Record<string, unknown>;
+const TRACE_KEYS = new Set(["context", "finalRoot", "n", "checkpointAcc", "paramsHash", "outcome"]);
+const TRACE_ARRAYS = new Set(["slots", "salt", "cpN", "cpRoot", "cpActive"]);
+const SLOT_NAMES = Object.entries(SLOT).sort((a, b) => a[1] - b[1]);
+
+interface Context {
+  honest: CircuitInput;
+  flipped: string;
+  n: number;
+  capacity: number;
+  thetaKeys: string[];
+  hintKeys: string[];
+  circuit: TestCircuit;
+}
+
+type TamperClass = { name: string; moves: (c: Context) => Move[] };
+
+const clone = (x: CircuitInput): Input => JSON.parse(JSON.stringify(x));
+const withSlots = (c: Context, edit: (slots: string[][]) => void): Input => {
+  const input = clone(c.honest);
+  edit(input.slots as string[][]);
+  return { ...input, outcome: c.flipped };
+};
+
+/** The values an adversary would most like to see in a slot: challenges, θ entries, live values. */
+function candidateValues(c: Context, k: number): bigint[] {
+  const theta = c.thetaKeys.flatMap((key) => (c.honest[key] as string[]).map(BigInt)).filter((v) => v !== 0n);
+  const live = (c.honest.slots as string[][]).slice(0, c.n).map((r) => BigInt(r[k]!));
+  const challenges = challengeValues(c);
+  return [...new Set([...challenges, ...theta.slice(0, 3), ...live, 1n, P - 1n])];
+}
+
+/** The in-circuit challenges of the honest witness (AAP-1, AAP-5), read off the solved honest witness. */
+const challengeCache = new WeakMap<Context, bigint[]>();
+function challengeValues(c: Context): bigint[] {
+  return challengeCache.get(c) ?? [];
+}
+
+const rowPastN: TamperClass[] = [
+  ...SLOT_NAMES.map(([slotName, k]): TamperClass => ({
+    name: `row past n: ${slotName} slot set (challenges, θ entries, live values)`,
+    moves: (c) =>
+      candidateValues(c, k).map((v) => ({
+        input: withSlots(c, (s) => {
+          const row = s[c.capacity - 1]!;
+          if (k !== SLOT.kind) row[SLOT.kind] = String(KIND.call);
+          row[k] = String(v);
+        }),
+      })),
+  })),
+  {
+    name: "row past n: copy of an active row",
+    moves: (c) =>
+      Array.from({ length: c.n }, (_, r) => ({
+        input: withSlots(c, (s) => (s[c.n] = [...s[r]!])),
+      })),
+  },
+  {
+    name: "row past n: every slot of every padding row random",
+    moves: (c) => {
+      const next = stream(c.n);
+      return [
+        {
+          input: withSlots(c, (s) => {
+            for (let i = c.n; i < c.capacity; i++)
+              s[i] = Array.from({ length: SLOT_COUNT }, () => String(next()));
+          }),
+        },
+      ];
+    },
+  },
+  {
+    name: "row past n: salts random",
+    moves: (c) => {
+      const next = stream(99);
+      const input = clone(c.honest);
+      const salt = input.salt as string[];
+      for (let i = c.n; i < c.capacity; i++) salt[i] = String(next());
+      return [{ input: { ...input, outcome: c.flipped } }];
+    },
+  },
+];
+
+const activeRows: TamperClass[] = [
+  ...SLOT_NAMES.map(([slotName, k]): TamperClass => ({
+    name: `active row: ${slotName} slot edited`,
+    moves: (c) =>
+      Array.from({ length: c.n }, (_, r) => ({
+        input: withSlots(c, (s) => (s[r]![k] = String((BigInt(s[r]![k]!) + 1n) % P))),
+      })),
+  })),
+  {
+    name: "active row: salt edited",
+    moves: (c) =>
+      Array.from({ length: c.n }, (_, r) => {
+        const input = clone(c.honest);
+        const salt = input.salt as string[];
+        salt[r] = String((BigInt(salt[r]!) + 1n) % P);
+        return { input: { ...input, outcome: c.flipped } };
+      }),
+  },
+];
+
+const bindings: TamperClass[] = [
+  {
+    name: "outcome flipped, witness otherwise honest",
+    moves: (c) => [{ input: { ...clone(c.honest), outcome: c.flipped } }],
+  },
+  {
+    name: "checkpoint: an unused slot activated at the final root",
+    moves: (c) => {
+      const input = clone(c.honest);
+      (input.cpActive as string[])[0] = "1";
+      (input.cpN as string[])[0] = String(c.n);
+      (input.cpRoot as string[])[0] = c.honest.finalRoot as string;
+      return [{ input: { ...input, outcome: c.flipped } }];
+    },
+  },
+  {
+    name: "θ: a private entry edited (paramsHash unchanged)",
+    moves: (c) =>
+      c.thetaKeys.map((key) => {
+        const input = clone(c.honest);
+        const list = input[key] as string[];
+        list[0] = String((BigInt(list[0]!) + 1n) % P);
+        return { input: { ...input, outcome: c.flipped } };
+      }),
+  },
+];
+
+/** Rows of a hint input (a flat array, or AAP-2's per-record path witness). */
+function editHint(
+  c: Context,
+  key: string,
+  edit: (rows: unknown[], next: () => bigint) => void,
+  seed: number,
+): Move {
+  const input = clone(c.honest);
+  const next = stream(seed);
+  const value = input[key];
+  if (Array.isArray(value)) edit(value, next);
+  else input[key] = String(next() % BigInt(c.capacity));
+  return { input: { ...input, outcome: c.flipped } };
+}
+const bump = (x: unknown, d: bigint): unknown =>
+  Array.isArray(x) ? x.map((y) => bump(y, d)) : String((((BigInt(x as string) + d) % P) + P) % P);
+
+const hintInputs: TamperClass[] = [
+  {
+    name: "hint inputs: one row + 1",
+    moves: (c) =>
+      c.hintKeys.flatMap((key) =>
+        Array.from({ length: c.n }, (_, r) => editHint(c, key, (rows) => (rows[r] = bump(rows[r], 1n)), r)),
+      ),
+  },
+  {
+    name: "hint inputs: one row - 1",
+    moves: (c) =>
+      c.hintKeys.flatMap((key) =>
+        Array.from({ length: c.n }, (_, r) => editHint(c, key, (rows) => (rows[r] = bump(rows[r], -1n)), r)),
+      ),
+  },
+  {
+    name: "hint inputs: two rows swapped",
+    moves: (c) =>
+      c.hintKeys.map((key) =>
+        editHint(c, key, (rows) => ([rows[0], rows[c.n - 1]] = [rows[c.n - 1], rows[0]]), 1),
+      ),
+  },
+  {
+    name: "hint inputs: zeroed",
+    moves: (c) =>
+      c.hintKeys.map((key) =>
+        editHint(c, key, (rows) => rows.forEach((_, i) => (rows[i] = zero(rows[i]))), 2),
+      ),
+  },
+  {
+    name: "hint inputs: random in rows past n",
+    moves: (c) =>
+      c.hintKeys.map((key) =>
+        editHint(
+          c,
+          key,
+          (rows, next) => {
+            for (let i = c.n; i < rows.length; i++)
+              rows[i] = Array.isArray(rows[i])
+                ? (rows[i] as unknown[]).map(() => String(next()))
+                : String(next());
+          },
+          3,
+        ),
+      ),
+  },
+];
+const zero = (x: unknown): unknown => (Array.isArray(x) ? x.map(zero) : "0");
+
+/** Overrides of internal `<--` hints, set after the solver has computed everything else. */
+function overrideClass(
+  name: string,
+  pattern: RegExp,
+  value: (old: bigint, i: number, next: () => bigint) => bigint,
+  perSignal: boolean,
+): TamperClass {
+  return {
+    name,
+    moves: (c) => {
+      const names = signalsLike(c.circuit, pattern);
+      if (names.length === 0) return [];
+      const next = stream(names.length);
+      const groups = perSignal ? names.map((n) => [n]) : [names];
+      return groups.map((group) => ({
+        input: { ...clone(c.honest), outcome: c.flipped },
+        override: (peek) => Object.fromEntries(group.map((n, i) => [n, value(peek(n), i, next)])),
+      }));
+    },
+  };
+}
+
+const internalHints: TamperClass[] = [
+  overrideClass(
+    "<-- IsZero inverses: all random",
+    /(^|\.)isz\.inv$|IsZero[^.]*\.inv$/,
+    (_o, _i, next) => next(),
+    false,
+  ),
+  overrideClass("<-- Num2Bits: one bit flipped", BIT_NAMES, (old) => 1n - old, true),
+  overrideClass("<-- CountOneHot: one entry flipped", /\.bit\[\d+\]$/, (old) => 1n - old, true),
+  overrideClass(
+    "<-- DistinctRoots inverses: random on every row",
+    /DistinctRoots[^.]*\.inv\[\d+\]$/,
+    (_o, _i, next) => next(),
+    false,
+  ),
+  overrideClass(
+    "<-- DistinctRoots inverse: one row + 1",
+    /DistinctRoots[^.]*\.inv\[\d+\]$/,
+    (old) => (old + 1n) % P,
+    true,
+  ),
+];
+
+export const TAMPER_CLASSES: TamperClass[] = [
+  ...bindings,
+  ...rowPastN,
+  ...activeRows,
+  ...hintInputs,
+  ...internalHints,
+];
+
+export interface SweepReport {
+  predicate: string;
+  instance: string;
+  classes: { name: string; moves: number; accepted: number }[];
+}
+
+/**
+ * Runs every applicable tamper class on each case, in both directions (each case's honest
+ * outcome is flipped), and returns what was tried. Fails on any accepted move.
+ */
+export async function sweep(instanceName: string, cases: SweepCase[]): Promise<SweepReport> {
+  const inst = instance(instanceName);
+  const predicate = predicateById(inst.predicate) as PredicateDefinition<unknown>;
+  const circuit = await builtCircuit(instanceName);
+  const report = new Map<string, { moves: number; accepted: number }>();
+  const outcomes = new Set<boolean>();
+  for (const sc of cases) {
+    const theta = predicate.parseTheta(sc.theta);
+    const { input: honest, verdict } = claimInput({
+      records: sc.records,
+      profile: sc.profile,
+      sessionSecret: 0x5eedn,
+      checkpoints: [],
+      predicate,
+      theta,
+      context: 4242n,
+      shape: shapeOf(inst.params),
+    });
+    outcomes.add(verdict.violated);
+    const capacity = 2 ** inst.params.depth;
+    expect(sc.records.length, `${sc.label} leaves a row past n`).toBeLessThan(capacity);
+    const thetaKeys = Object.keys(predicate.circuitInputs(theta));
+    const hintKeys = Object.keys(honest).filter(
+      (k) => !TRACE_KEYS.has(k) && !TRACE_ARRAYS.has(k) && !thetaKeys.includes(k),
+    );
+    const ctx: Context = {
+      honest,
+      flipped: verdict.violated ? "0" : "1",
+      n: sc.records.length,
+      capacity,
+      thetaKeys,
+      hintKeys,
+      circuit,
+    };
+    // The solver has teeth here: the honest witness, and a harmless edit of it, are accepted.
+    const honestPlay = await play(circuit, { input: honest });
+    expect(honestPlay.accepted, `${sc.label}: honest witness`).toBe(true);
+    expect(honestPlay.outcome).toBe(verdict.violated ? 1n : 0n);
+    const salts = clone(honest);
+    (salts.salt as string[])[capacity - 1] = "12345";
+    expect((await play(circuit, { input: salts })).accepted, `${sc.label}: padding salt is free`).toBe(true);
+    const challenges = signalsLike(circuit, /(^|\.)(beta|zeta)$/).map(
+      (n) => honestPlay.witness[circuit.signals.get(n)!]!,
+    );
+    challengeCache.set(ctx, challenges);
+
+    for (const tc of TAMPER_CLASSES) {
+      const all = tc.moves(ctx);
+      const moves = WIDE ? all : all.slice(0, 1);
+      const entry = report.get(tc.name) ?? { moves: 0, accepted: 0 };
+      for (const move of moves) {
+        const r = await play(circuit, move);
+        entry.moves++;
+        if (r.accepted && r.outcome !== (verdict.violated ? 1n : 0n)) entry.accepted++;
+      }
+      report.set(tc.name, entry);
+    }
+  }
+  expect([...outcomes].sort(), "cases cover both verdicts").toEqual([false, true]);
+  const classes = [...report.entries()].filter(([, e]) => e.moves > 0).map(([name, e]) => ({ name, ...e }));
+  const result = { predicate: inst.predicate, instance: instanceName, classes };
+  // Kept for docs/SOUNDNESS.md's table (its numbers come from `npm run test:full`).
+  mkdirSync("build/adversary", { recursive: true });
+  writeFileSync(
+    `build/adversary/${instanceName}${WIDE ? "-wide" : ""}.json`,
+    JSON.stringify(result, null, 2),
+  );
+  expect(classes.length, "tamper classes tried").toBeGreaterThanOrEqual(20);
+  expect(
+    classes.filter((c) => c.accepted > 0).map((c) => c.name),
+    "classes with an accepted move",
+  ).toEqual([]);
+  return result;
+}
