@@ -9,8 +9,60 @@ export class CanonicalJsonError extends Error {
   override name = "CanonicalJsonError";
 }
 
-export function canonicalJson(value: unknown): string {
-  return write(value, "$");
+/**
+ * Deepest nesting of arrays and objects canonicalJson takes. Recursion past a few thousand
+ * levels exhausts the stack with a RangeError that names nothing; 256 is far beyond any
+ * tool's args or result, and keeps the refusal a CanonicalJsonError with a path.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+export interface CanonicalOptions {
+  /**
+   * Refuse an object property whose value is undefined, instead of omitting it as JSON does.
+   * The Session sets it for a call's args: a tool that sees `{x: undefined}` can tell it from
+   * `{}`, so the record must not silently say `{}`.
+   */
+  refuseUndefined?: boolean;
+}
+
+/**
+ * The canonical JSON text of value, or a CanonicalJsonError that names the path: never any
+ * other error, whatever the value does (cycles, nesting past MAX_JSON_DEPTH, a getter or a
+ * Proxy that throws), so callers can always tell "not JSON" from their own failures.
+ */
+export function canonicalJson(value: unknown, opts: CanonicalOptions = {}): string {
+  try {
+    return write(value, "$", { depth: 0, ancestors: new Set(), refuseUndefined: !!opts.refuseUndefined });
+  } catch (e) {
+    if (e instanceof CanonicalJsonError) throw e;
+    throw new CanonicalJsonError(`$: reading the value threw: ${describe(e)}`);
+  }
+}
+
+interface Walk {
+  depth: number;
+  /** The objects on the path from the root: a value among them is a cycle, not a shared reference. */
+  ancestors: Set<object>;
+  refuseUndefined: boolean;
+}
+
+/** A thrown value's message, without trusting it: its getters and toString may throw too. */
+function describe(e: unknown): string {
+  try {
+    const message = (e as Error)?.message;
+    return typeof message === "string" ? message : String(e);
+  } catch {
+    return "a value that cannot be described";
+  }
+}
+
+/** value[key], with a throwing getter or Proxy trap turned into a CanonicalJsonError at path. */
+function read(value: object, key: string | number, path: string): unknown {
+  try {
+    return (value as Record<string | number, unknown>)[key];
+  } catch (e) {
+    throw new CanonicalJsonError(`${path}: reading it threw: ${describe(e)}`);
+  }
 }
 
 /**
@@ -31,7 +83,7 @@ export function wellFormed(s: string, path: string): string {
   return s;
 }
 
-function write(value: unknown, path: string): string {
+function write(value: unknown, path: string, walk: Walk): string {
   if (value === null) return "null";
   switch (typeof value) {
     case "boolean":
@@ -51,23 +103,52 @@ function write(value: unknown, path: string): string {
       }
       return JSON.stringify(value);
     case "object": {
-      if (Array.isArray(value)) return `[${value.map((v, i) => write(v, `${path}[${i}]`)).join(",")}]`;
-      const proto = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) {
-        throw new CanonicalJsonError(`${path}: ${proto?.constructor?.name ?? "object"} is not plain JSON`);
+      if (walk.ancestors.has(value))
+        throw new CanonicalJsonError(`${path}: cycle (the value contains itself)`);
+      if (walk.depth >= MAX_JSON_DEPTH) {
+        throw new CanonicalJsonError(`${path}: nested deeper than ${MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH)`);
       }
-      const entries = Object.keys(value as object)
-        .sort()
-        .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-        .map(
-          (k) =>
-            `${JSON.stringify(wellFormed(k, `${path} key`))}:${write((value as Record<string, unknown>)[k], `${path}.${k}`)}`,
-        );
-      return `{${entries.join(",")}}`;
+      const inner: Walk = { ...walk, depth: walk.depth + 1 };
+      walk.ancestors.add(value);
+      try {
+        return Array.isArray(value) ? writeArray(value, path, inner) : writeObject(value, path, inner);
+      } finally {
+        walk.ancestors.delete(value);
+      }
     }
     default:
       throw new CanonicalJsonError(`${path}: ${typeof value} is not JSON`);
   }
+}
+
+function writeArray(value: unknown[], path: string, walk: Walk): string {
+  // By index, not map(): map skips holes, and join would write `[,1]`, which is not JSON.
+  const items: string[] = [];
+  for (let i = 0; i < value.length; i++)
+    items.push(write(read(value, i, `${path}[${i}]`), `${path}[${i}]`, walk));
+  return `[${items.join(",")}]`;
+}
+
+function writeObject(value: object, path: string, walk: Walk): string {
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) {
+    throw new CanonicalJsonError(`${path}: ${proto?.constructor?.name ?? "object"} is not plain JSON`);
+  }
+  const entries: string[] = [];
+  for (const k of Object.keys(value).sort()) {
+    // Each property is read once: a getter could answer differently the second time.
+    const v = read(value, k, `${path}.${k}`);
+    if (v === undefined) {
+      if (walk.refuseUndefined) {
+        throw new CanonicalJsonError(
+          `${path}.${k} is undefined, which JSON cannot carry; omit the key or pass null`,
+        );
+      }
+      continue;
+    }
+    entries.push(`${JSON.stringify(wellFormed(k, `${path} key`))}:${write(v, `${path}.${k}`, walk)}`);
+  }
+  return `{${entries.join(",")}}`;
 }
 
 /** Parses JSON and returns it in canonical form, refusing duplicate-free but lossy input the same way. */

@@ -61,6 +61,36 @@ export class RecordError extends Error {
   override name = "RecordError";
 }
 
+/**
+ * Size limits, in UTF-8 bytes of canonical JSON (what the store holds and the encoder hashes).
+ * One argument value and one result may each be 1 MiB, one stored record 4 MiB. The Session
+ * refuses a call before its tool runs unless its record, with a result of MAX_RESULT_BYTES,
+ * still fits MAX_RECORD_BYTES, so a record is never refused after the tool ran: a larger
+ * result is recorded as the call's error instead (sdk/session.ts).
+ */
+export const MAX_ARG_BYTES = 1 << 20;
+export const MAX_RESULT_BYTES = 1 << 20;
+export const MAX_RECORD_BYTES = 4 << 20;
+/** A recorded error text is cut to this many UTF-16 units (a tool's error may be any size). */
+export const MAX_ERROR_CHARS = 16 * 1024;
+
+/** Something over one of the size limits above; nothing was written. */
+export class RecordSizeError extends RecordError {
+  override name = "RecordSizeError";
+}
+
+/** Throws a RecordSizeError when the canonical JSON text is over limit bytes of UTF-8. */
+export function checkSize(what: string, canonical: string, limit: number, name: string): void {
+  // UTF-8 never takes fewer bytes than UTF-16 units, nor more than three per unit: skip the count when it is clear.
+  if (canonical.length * 3 <= limit) return;
+  const bytes = Buffer.byteLength(canonical, "utf8");
+  if (bytes > limit) {
+    throw new RecordSizeError(
+      `${what} is ${bytes} bytes of canonical JSON, over the ${limit}-byte limit (${name})`,
+    );
+  }
+}
+
 const isObject = (x: unknown): x is Record<string, unknown> =>
   typeof x === "object" && x !== null && !Array.isArray(x);
 
@@ -178,9 +208,11 @@ export function parseRecord(x: unknown): TraceRecord {
   }
 }
 
-/** The stored form of a record: its canonical JSON. */
+/** The stored form of a record: its canonical JSON, at most MAX_RECORD_BYTES. */
 export function recordBytes(record: TraceRecord): string {
-  return canonicalJson(record);
+  const text = canonicalJson(record);
+  checkSize(`record ${record.seq}`, text, MAX_RECORD_BYTES, "MAX_RECORD_BYTES");
+  return text;
 }
 
 /** Records must be exactly seq 0, 1, 2, ... */

@@ -3,6 +3,15 @@
 // class cannot rewrite history; a second write of a seq must be byte-identical
 // (idempotent retry) or it is refused. WAL with synchronous=FULL makes an
 // acknowledged append survive a crash.
+// Every write is an IMMEDIATE transaction: it takes the write lock when it begins, waiting for
+// another connection's (busy timeout), and a lock held past that is retried a bounded number
+// of times. A DEFERRED one that reads first would get SQLITE_BUSY on upgrade, without waiting.
+// Any number of connections, in any processes of one host, may share a file. Before a record
+// is acknowledged the path must still name the file opened: a store unlinked or replaced under
+// a running session would take records that no later process can read back.
+import { statSync } from "node:fs";
+import { hostname } from "node:os";
+import { resolve } from "node:path";
 import Database from "better-sqlite3";
 import { canonicalJson } from "./canonical.js";
 import { parseProfile, profileHash, type EncodingProfile } from "./profile.js";
@@ -14,6 +23,13 @@ export class StoreConflictError extends Error {
 export class StoreError extends Error {
   override name = "StoreError";
 }
+
+/** How long one write waits for another connection's write lock (better-sqlite3's busy timeout). */
+export const BUSY_TIMEOUT_MS = 5_000;
+/** Write attempts, each waiting up to BUSY_TIMEOUT_MS, before a write fails as locked. */
+export const WRITE_ATTEMPTS = 3;
+
+const isBusy = (e: unknown) => /^SQLITE_(BUSY|LOCKED)/.test(String((e as { code?: unknown })?.code ?? ""));
 
 export interface StoredSession {
   sessionId: `0x${string}`;
@@ -65,6 +81,12 @@ CREATE TABLE IF NOT EXISTS promises (
   theta TEXT NOT NULL,
   params_hash TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS writers (
+  session_id TEXT PRIMARY KEY REFERENCES sessions(session_id),
+  host TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  since INTEGER NOT NULL
+);
 CREATE TRIGGER IF NOT EXISTS records_no_update BEFORE UPDATE ON records
   BEGIN SELECT RAISE(ABORT, 'records are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS records_no_delete BEFORE DELETE ON records
@@ -79,9 +101,19 @@ export class TraceStore {
   // Every tool call goes through append, so its statements are prepared once, and the next seq
   // comes from the primary-key index (MAX) rather than a COUNT that scans the session: O(log n),
   // not O(n), per record. Contiguity makes the two equal; close() still counts (TraceStore.count).
-  private readonly appendTx: (id: string, seq: number, body: string) => "inserted" | "duplicate";
+  private readonly appendTx: Database.Transaction<
+    (id: string, seq: number, body: string) => "inserted" | "duplicate"
+  >;
+  /** Set once the path stopped naming the file opened; every later write is refused with it. */
+  private lost: StoreError | undefined;
 
-  private constructor(private readonly db: Database.Database) {
+  private constructor(
+    private readonly db: Database.Database,
+    /** The absolute path opened, or undefined for an in-memory store. */
+    readonly path: string | undefined,
+    /** The file's identity at open: the path must keep naming this file. */
+    private readonly identity: { dev: number; ino: number } | undefined,
+  ) {
     this.appendTx = db.transaction((id: string, seq: number, body: string) => {
       if (!this.sql("SELECT 1 FROM sessions WHERE session_id = ?").get(id)) {
         throw new StoreError(`unknown session ${id}; create it before appending`);
@@ -104,17 +136,50 @@ export class TraceStore {
   }
 
   static open(path: string): TraceStore {
+    const memory = path === ":memory:" || path === "";
+    const absolute = memory ? undefined : resolve(path);
     let db: Database.Database;
     try {
-      db = new Database(path);
+      db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+      db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = FULL");
+      db.pragma("foreign_keys = ON");
+      retryBusy(() => db.exec(SCHEMA), `trace store ${path}`);
     } catch (e) {
       throw new StoreError(`cannot open trace store at ${path}: ${(e as Error).message}`);
     }
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = FULL");
-    db.pragma("foreign_keys = ON");
-    db.exec(SCHEMA);
-    return new TraceStore(db);
+    let identity: { dev: number; ino: number } | undefined;
+    if (absolute) {
+      const st = statSync(absolute);
+      identity = { dev: st.dev, ino: st.ino };
+    }
+    return new TraceStore(db, absolute, identity);
+  }
+
+  /**
+   * Throws a StoreError unless the path still names the file this store opened: unlinked,
+   * renamed away or replaced, the records written here could never be read back from it.
+   */
+  checkFile(): void {
+    if (this.lost) throw this.lost;
+    if (!this.path || !this.identity) return;
+    let st: { dev: number; ino: number } | undefined;
+    try {
+      st = statSync(this.path);
+    } catch {
+      st = undefined;
+    }
+    if (st && st.dev === this.identity.dev && st.ino === this.identity.ino) return;
+    this.lost = new StoreError(
+      `trace store ${this.path} was ${st ? "replaced by another file" : "unlinked or moved"} after it was opened; ` +
+        "records written now would be lost when this process exits, so none is acknowledged (restore the file and recover the session)",
+    );
+    throw this.lost;
+  }
+
+  /** fn in an IMMEDIATE transaction, retried while another connection holds the write lock. */
+  private write<T>(fn: () => T): T {
+    return retryBusy(() => this.db.transaction(fn).immediate(), `trace store ${this.path ?? ":memory:"}`);
   }
 
   close(): void {
@@ -129,6 +194,7 @@ export class TraceStore {
     try {
       if (!this.db.open) throw new Error("the database connection is closed");
       if (this.db.readonly) throw new Error("the database is open read-only");
+      this.checkFile();
       this.db.exec("BEGIN IMMEDIATE");
       this.db.exec("ROLLBACK");
     } catch (e) {
@@ -146,19 +212,22 @@ export class TraceStore {
       user: s.user.toLowerCase(),
       created_at: s.createdAt ?? Date.now(),
     };
-    const existing = this.db.prepare("SELECT * FROM sessions WHERE session_id = ?").get(row.session_id) as
-      typeof row | undefined;
-    if (existing) {
-      const same = (["secret", "profile", "user"] as const).every((k) => existing[k] === row[k]);
-      if (!same)
-        throw new StoreConflictError(`session ${row.session_id} already exists with other parameters`);
-    } else {
-      this.db
-        .prepare(
-          "INSERT INTO sessions VALUES (@session_id, @secret, @profile, @profile_hash, @user, @created_at)",
-        )
-        .run(row);
-    }
+    this.write(() => {
+      const existing = this.db.prepare("SELECT * FROM sessions WHERE session_id = ?").get(row.session_id) as
+        typeof row | undefined;
+      if (existing) {
+        const same = (["secret", "profile", "user"] as const).every((k) => existing[k] === row[k]);
+        if (!same)
+          throw new StoreConflictError(`session ${row.session_id} already exists with other parameters`);
+      } else {
+        this.db
+          .prepare(
+            "INSERT INTO sessions VALUES (@session_id, @secret, @profile, @profile_hash, @user, @created_at)",
+          )
+          .run(row);
+      }
+    });
+    this.checkFile();
     return this.session(s.sessionId)!;
   }
 
@@ -179,12 +248,61 @@ export class TraceStore {
 
   /**
    * Appends the record at its seq, which must be the next one. Writing the same
-   * bytes again is an idempotent no-op ("duplicate"); other bytes are refused.
+   * bytes again is an idempotent no-op ("duplicate"); other bytes are refused. A record
+   * over MAX_RECORD_BYTES is refused (RecordSizeError); so is any record once the path
+   * no longer names the file opened (checkFile), even after it was written to that file.
    */
   append(sessionId: string, record: TraceRecord): "inserted" | "duplicate" {
     const id = sessionId.toLowerCase();
     const body = recordBytes(parseRecord(record));
-    return this.appendTx(id, record.seq, body);
+    this.checkFile();
+    const outcome = retryBusy(
+      () => this.appendTx.immediate(id, record.seq, body),
+      `trace store ${this.path ?? ":memory:"}`,
+    );
+    this.checkFile();
+    return outcome;
+  }
+
+  /**
+   * Marks this process as the one recording sessionId, refusing (StoreConflictError) while
+   * another live process on this host holds it: two recorders on one session would both
+   * write its next seq, and one of them would lose a record of a tool that already ran.
+   * A holder that exited without releasing (a crash) is taken over. Sessions differ: any
+   * number of processes may record different sessions in one file.
+   */
+  claimWriter(sessionId: string): void {
+    const id = sessionId.toLowerCase();
+    const me = { host: hostname(), pid: process.pid };
+    this.write(() => {
+      const holder = this.sql("SELECT host, pid, since FROM writers WHERE session_id = ?").get(id) as
+        { host: string; pid: number; since: number } | undefined;
+      if (holder && holder.host === me.host && holder.pid !== me.pid && alive(holder.pid)) {
+        throw new StoreConflictError(
+          `session ${id} is being recorded by process ${holder.pid} since ${new Date(holder.since).toISOString()} ` +
+            `(store ${this.path ?? ":memory:"}); a second recorder on one session would lose records, so stop that one first`,
+        );
+      }
+      // Another host's holder cannot be alive: SQLite's WAL does not work across hosts.
+      this.sql("INSERT OR REPLACE INTO writers (session_id, host, pid, since) VALUES (?, ?, ?, ?)").run(
+        id,
+        me.host,
+        me.pid,
+        Date.now(),
+      );
+    });
+  }
+
+  /** Gives up this process's claim on sessionId (the session closed). */
+  releaseWriter(sessionId: string): void {
+    const id = sessionId.toLowerCase();
+    this.write(() =>
+      this.sql("DELETE FROM writers WHERE session_id = ? AND host = ? AND pid = ?").run(
+        id,
+        hostname(),
+        process.pid,
+      ),
+    );
   }
 
   private readonly statements = new Map<string, Database.Statement>();
@@ -219,17 +337,19 @@ export class TraceStore {
 
   addCheckpoint(sessionId: string, c: StoredCheckpoint): void {
     const id = sessionId.toLowerCase();
-    const existing = this.db
-      .prepare("SELECT root FROM checkpoints WHERE session_id = ? AND n = ? AND final = ?")
-      .get(id, c.n, c.final ? 1 : 0) as { root: string } | undefined;
-    if (existing) {
-      if (BigInt(existing.root) !== c.root)
-        throw new StoreConflictError(`checkpoint ${c.n} of ${id} differs from the stored one`);
-      return;
-    }
-    this.db
-      .prepare("INSERT INTO checkpoints VALUES (?, ?, ?, ?)")
-      .run(id, c.n, c.root.toString(), c.final ? 1 : 0);
+    this.write(() => {
+      const existing = this.db
+        .prepare("SELECT root FROM checkpoints WHERE session_id = ? AND n = ? AND final = ?")
+        .get(id, c.n, c.final ? 1 : 0) as { root: string } | undefined;
+      if (existing) {
+        if (BigInt(existing.root) !== c.root)
+          throw new StoreConflictError(`checkpoint ${c.n} of ${id} differs from the stored one`);
+        return;
+      }
+      this.db
+        .prepare("INSERT INTO checkpoints VALUES (?, ?, ?, ?)")
+        .run(id, c.n, c.root.toString(), c.final ? 1 : 0);
+    });
   }
 
   checkpoints(sessionId: string): StoredCheckpoint[] {
@@ -241,15 +361,17 @@ export class TraceStore {
 
   putPromise(p: StoredPromise): void {
     const row = [p.promiseId.toString(), p.predicate, canonicalJson(p.theta), p.paramsHash.toString()];
-    const existing = this.db.prepare("SELECT * FROM promises WHERE promise_id = ?").get(row[0]) as
-      Record<string, string> | undefined;
-    if (existing) {
-      if (existing.theta !== row[2] || existing.predicate !== row[1]) {
-        throw new StoreConflictError(`promise ${row[0]} is already stored with other θ`);
+    this.write(() => {
+      const existing = this.db.prepare("SELECT * FROM promises WHERE promise_id = ?").get(row[0]) as
+        Record<string, string> | undefined;
+      if (existing) {
+        if (existing.theta !== row[2] || existing.predicate !== row[1]) {
+          throw new StoreConflictError(`promise ${row[0]} is already stored with other θ`);
+        }
+        return;
       }
-      return;
-    }
-    this.db.prepare("INSERT INTO promises VALUES (?, ?, ?, ?)").run(...row);
+      this.db.prepare("INSERT INTO promises VALUES (?, ?, ?, ?)").run(...row);
+    });
   }
 
   promise(promiseId: bigint): StoredPromise | undefined {
@@ -262,5 +384,35 @@ export class TraceStore {
       theta: JSON.parse(row.theta),
       paramsHash: BigInt(row.params_hash),
     };
+  }
+}
+
+/**
+ * fn, retried while SQLite reports the database locked: each attempt already waited up to
+ * BUSY_TIMEOUT_MS for the lock, so WRITE_ATTEMPTS bounds the whole wait.
+ */
+function retryBusy<T>(fn: () => T, what: string): T {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return fn();
+    } catch (e) {
+      if (!isBusy(e)) throw e;
+      if (attempt >= WRITE_ATTEMPTS) {
+        throw new StoreError(
+          `${what}: another connection held the write lock through ${attempt} attempts of ${BUSY_TIMEOUT_MS} ms: ${(e as Error).message}`,
+          { cause: e },
+        );
+      }
+    }
+  }
+}
+
+/** Whether a process with this pid exists on this host (EPERM: it exists, under another user). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }

@@ -11,6 +11,7 @@ import {
   witnessFails,
   type TestCircuit,
 } from "../helpers/circuit.js";
+import { solve } from "../helpers/witness-solver.js";
 
 const P = FIELD_MODULUS;
 const signal = signalValue;
@@ -130,6 +131,28 @@ describe("DistinctRoots (4 entries)", () => {
     const none = await c.witness(input([0, 0, 0, 0], u, [0n, 0n, 0n, 0n]));
     expect(c.firstUnsatisfied(none)).toBe(-1);
     expect(c.firstUnsatisfied(forge(c, none, "empty", 0n))).toBeGreaterThanOrEqual(0);
+  });
+
+  it("pins inv to 0 on an unselected row even where u = z: its term cannot balance a duplicate", async () => {
+    // The soundness review's exploit, on the gadget alone: two selected 7s (a duplicate), an
+    // unselected row whose u is z, and that row's inv solved for after z is known.
+    const u = [7n, 7n, Z, 1n];
+    const sel = [1, 1, 0, 0];
+    const w = [1n, 1n, 1n, 0n];
+    const inv = (x: bigint) => {
+      let [r, b, e] = [1n, ((x % P) + P) % P, P - 2n];
+      for (; e > 0n; e >>= 1n, b = (b * b) % P) if (e & 1n) r = (r * b) % P;
+      return r;
+    };
+    const d = inv(Z - 7n);
+    const solved = (((d * d - 2n * d) % P) + P) % P; // 1/f - Σ w/(z - u) over the two 7s
+    const reference = await c.lenientWitness(input(sel, u, w));
+    const fixed = new Map<number, bigint>();
+    for (let k = 1; k <= c.nInputs; k++) fixed.set(k, reference.witness[k]!);
+    fixed.set(c.signals.get("inv[2]")!, solved);
+    expect(solve(c.system, c.nVars, fixed, reference.witness).broken).toBeGreaterThanOrEqual(0);
+    // Without the override the same input fails too: the duplicate has no certificate.
+    expect(await witnessFails(c, input(sel, u, w))).toBe(true);
   });
 
   it("has no witness when z equals a selected value", async () => {
