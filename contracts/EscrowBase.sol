@@ -246,8 +246,15 @@ abstract contract EscrowBase {
 
     // ---------------------------------------------------------------- constructor
 
+    /// circomlib's Poseidon(1, 2, 3) (sdk/hash.ts poseidon([1n, 2n, 3n])): the constructor's known answer.
+    uint256 internal constant POSEIDON3_OF_1_2_3 = 0x0e7732d89e6939c0ff03d5e58dab6302f3230e269dc5b968f725df34ab36d732;
+
     constructor(address poseidon3, uint32 maxCheckpoints) {
         if (poseidon3.code.length == 0 || maxCheckpoints == 0) revert InvalidConfig();
+        // A known-answer call refuses a Poseidon that is not one (one returning 0 would make every checkpoint
+        // list fold to the same accumulator). It cannot prove the contract right on every input: `vai verify`
+        // also compares its code with contracts/PoseidonT4.sol as built.
+        if (IPoseidon3(poseidon3).poseidon([uint256(1), 2, 3]) != POSEIDON3_OF_1_2_3) revert InvalidConfig();
         POSEIDON3 = IPoseidon3(poseidon3);
         MAX_CHECKPOINTS = maxCheckpoints;
     }

@@ -7,8 +7,15 @@
 import path from "node:path";
 import * as snarkjs from "snarkjs";
 import { decodeFunctionData, getAddress, isAddressEqual, type Abi, type Address, type Hex } from "viem";
-import { ARTIFACTS_DIR, ClaimStatus, EscrowClient, REPO_ROOT, type ChainHandle } from "../../sdk/chain.js";
-import { claimContext } from "../../sdk/hash.js";
+import {
+  ARTIFACTS_DIR,
+  ClaimStatus,
+  EscrowClient,
+  POSEIDON3_ABI,
+  REPO_ROOT,
+  type ChainHandle,
+} from "../../sdk/chain.js";
+import { claimContext, poseidon } from "../../sdk/hash.js";
 import { PREDICATES } from "../../sdk/predicates/index.js";
 import type { CircuitEntry, Manifest } from "../../prover/artifacts.js";
 import { describeError } from "./common.js";
@@ -61,6 +68,40 @@ export function proofFromWords(w: readonly bigint[]): snarkjs.Groth16Proof {
   } as snarkjs.Groth16Proof;
 }
 
+/**
+ * The escrow folds every checkpoint with the Poseidon(3) at its POSEIDON3 immutable; a fake one (say,
+ * returning 0) voids checkpoint binding. Its code must be contracts/PoseidonT4.sol as built, and it must
+ * answer one known input as sdk/hash.ts does.
+ */
+export async function checkPoseidon3(chain: ChainHandle, escrowAddress: Address): Promise<string> {
+  const poseidon3 = await chain.publicClient.readContract({
+    address: escrowAddress,
+    abi: [
+      {
+        type: "function",
+        name: "POSEIDON3",
+        stateMutability: "view",
+        inputs: [],
+        outputs: [{ type: "address" }],
+      },
+    ],
+    functionName: "POSEIDON3",
+  });
+  if (!sameCode(await codeAt(chain, poseidon3), compiled("contracts/PoseidonT4.sol", "PoseidonT4")))
+    throw new SettlementInvalid(
+      `the escrow's Poseidon(3) at ${poseidon3} does not run contracts/PoseidonT4.sol as compiled here`,
+    );
+  const answer = await chain.publicClient.readContract({
+    address: poseidon3,
+    abi: POSEIDON3_ABI,
+    functionName: "poseidon",
+    args: [[1n, 2n, 3n]],
+  });
+  if (answer !== poseidon([1n, 2n, 3n]))
+    throw new SettlementInvalid(`the escrow's Poseidon(3) at ${poseidon3} gives a wrong hash of (1, 2, 3)`);
+  return `the escrow's Poseidon(3) ${poseidon3} runs contracts/PoseidonT4.sol and hashes (1, 2, 3) as sdk/hash.ts does`;
+}
+
 export async function verifySettlement(opts: {
   chain: ChainHandle;
   escrow: Address;
@@ -81,6 +122,7 @@ export async function verifySettlement(opts: {
     );
   checks.push(`escrow ${opts.escrow} runs contracts/Escrow.sol as compiled here`);
   const escrow = await EscrowClient.connect(chain, opts.escrow, undefined, { fromBlock: opts.fromBlock });
+  checks.push(await checkPoseidon3(chain, opts.escrow));
 
   const claim = await escrow.claim(claimId).catch((e) => {
     throw new SettlementInvalid(

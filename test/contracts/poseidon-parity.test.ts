@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { keccak256, toHex, type Address, type Hex } from "viem";
 import {
   deployCircomlibPoseidon3,
+  deployContract,
   deployEscrow,
   deployPoseidon3,
   embeddedChain,
@@ -17,6 +18,7 @@ import {
 } from "../../sdk/chain.js";
 import { accumulate, FIELD_MODULUS, foldCheckpoint, poseidon } from "../../sdk/hash.js";
 import { POSEIDON_T4_PATH, poseidon3Reference, poseidonT4Source } from "../../scripts/gen-poseidon3.js";
+import { checkPoseidon3 } from "../../scripts/cli/verify-settlement.js";
 
 const R = FIELD_MODULUS;
 /** Field elements with their edges (0, 1, r - 1) over-represented, and any 256-bit word. */
@@ -76,6 +78,24 @@ beforeAll(async () => {
 
 const onChain = (address: Address, input: readonly [bigint, bigint, bigint]) =>
   chain.publicClient.readContract({ address, abi: POSEIDON3_ABI, functionName: "poseidon", args: [input] });
+
+describe("the escrow's Poseidon(3) is checked", () => {
+  it("the constructor refuses a contract that does not answer Poseidon(1, 2, 3)", async () => {
+    const fake = await deployContract(chain, provider, "FakePoseidon");
+    await expect(
+      deployEscrow(chain, provider, { poseidon3: fake.address, maxCheckpoints: 4 }),
+    ).rejects.toThrow(/InvalidConfig/);
+  });
+
+  it("vai verify's check names a Poseidon whose code is not contracts/PoseidonT4.sol, and passes the real one", async () => {
+    // circomlibjs' contract computes the same function, so only the code comparison tells it apart.
+    const other = await deployEscrow(chain, provider, { poseidon3: circomlib3, maxCheckpoints: 4 });
+    await expect(checkPoseidon3(chain, other.address)).rejects.toThrow(
+      /does not run contracts\/PoseidonT4.sol/,
+    );
+    expect(await checkPoseidon3(chain, escrow.address)).toMatch(/hashes \(1, 2, 3\) as sdk\/hash.ts does/);
+  });
+});
 
 describe("generated Poseidon(3)", () => {
   it("is the file scripts/gen-poseidon3.ts generates (run it after changing the generator)", () => {
