@@ -23,7 +23,7 @@
 // profile entry they imply, and checkProfile refuses a profile that reads otherwise.
 // max_amount must be a whole number of minor units at amount_decimals.
 // Circuit: circuits/predicates/aap3_payment.circom.
-import { callAmount, callTargets } from "../encoding.js";
+import { callAmount, callTargets, MALFORMED_TARGET_PREFIX } from "../encoding.js";
 import type { EncodingProfile } from "../profile.js";
 import { paddedStrings, checkThetaJson } from "./theta-common.js";
 import { ThetaError, type PredicateDefinition } from "./types.js";
@@ -68,6 +68,14 @@ function fail(message: string): never {
   throw new ThetaError(message);
 }
 
+/** A marked malformed target (a non-string merchant) must never be allowlisted: θ refuses the marker, as AAP-4's does. */
+function merchantList(x: unknown, what: string): string[] {
+  const list = stringSet(x, what, CAPS.merchants);
+  if (list.some((s) => s.startsWith(MALFORMED_TARGET_PREFIX)))
+    throw new ThetaError(`${what} holds a reserved (malformed-value) marker`);
+  return list;
+}
+
 function parseVai(t: Record<string, unknown>): Aap3Theta {
   const what = "AAP-3 params";
   const payTool = vaiKey(t.pay_tool, "send_payment", `${what}: pay_tool`);
@@ -75,7 +83,7 @@ function parseVai(t: Record<string, unknown>): Aap3Theta {
   if (t.max_amount === undefined) throw new ThetaError(`${what}: max_amount is required`);
   return {
     payTools: [payTool],
-    merchants: stringSet(t.merchant_allowlist, `${what}: merchant_allowlist`, CAPS.merchants),
+    merchants: merchantList(t.merchant_allowlist, `${what}: merchant_allowlist`),
     cap: String(vaiAmountLimit(t.max_amount, decimals, `${what}: max_amount`)),
     vai: {
       recipientKey: vaiKey(t.recipient_key, "target", `${what}: recipient_key`),
@@ -124,7 +132,7 @@ export const aap3Payment: PredicateDefinition<Aap3Theta> = {
       throw new ThetaError("AAP-3 θ: payTools is empty, so the promise says nothing");
     const theta: Aap3Theta = {
       payTools,
-      merchants: stringSet(t.merchants, "AAP-3 θ: merchants", CAPS.merchants),
+      merchants: merchantList(t.merchants, "AAP-3 θ: merchants"),
       cap: String(parseLimit(t.cap, "AAP-3 θ: cap")),
     };
     // A parsed θ parses to itself, with the keys its VAI params implied.

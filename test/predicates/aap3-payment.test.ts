@@ -102,6 +102,9 @@ describe("θ", () => {
       [{ max_amount: 100.5, merchant_allowlist: ["a"] }, /amount_decimals = 0.*whole number of minor units/],
       [{ max_amount: 1.005, merchant_allowlist: ["a"], amount_decimals: 2 }, /more than 2 decimal places/],
       [{ max_amount: "1e3", merchant_allowlist: ["a"] }, /max_amount/],
+      // A non-string merchant is encoded with the malformed-value marker: it may never be listed.
+      [{ ...THETA, merchants: ["\u0000malformed:123"] }, /reserved \(malformed-value\) marker/],
+      [{ max_amount: 5, merchant_allowlist: ["\u0000malformed:x"] }, /reserved/],
     ];
     for (const [x, message] of bad) {
       expect(() => aap3Payment.parseTheta(x), JSON.stringify(x)).toThrow(ThetaError);
