@@ -11,29 +11,27 @@ import {EscrowBase} from "./EscrowBase.sol";
 /// Poseidon and the verifiers are STATICCALLed. Types, storage, events, errors and views: EscrowBase.sol.
 /// The full state machine and settlement table: docs/PROTOCOL.md, "Escrow state machine".
 contract Escrow is EscrowBase {
-    constructor(address poseidon3, uint32 maxCheckpoints) EscrowBase(poseidon3, maxCheckpoints) {}
+    constructor(address poseidon3, uint32 maxCheckpoints, VerifierEntry[] memory registry)
+        EscrowBase(poseidon3, maxCheckpoints, registry)
+    {}
 
     // ---------------------------------------------------------------- promises
 
-    /// @notice Registers a promise backed by msg.value (at least `payout`). Its predicate, θ hash, profile,
-    /// payout and verifier set (one per capacity class, ascending) are fixed from here on (P5).
-    function registerPromise(
-        uint32 predicateId,
-        uint256 paramsHash,
-        uint256 profileHash,
-        uint256 payout,
-        uint32[] calldata capacities,
-        address[] calldata verifiers
-    ) external payable returns (uint256 promiseId) {
+    /// @notice Registers a promise backed by msg.value (at least `payout`). Its predicate, θ hash, profile and payout
+    /// are fixed from here on (P5); its verifiers are the registry's for the predicate, fixed at deployment, so the
+    /// provider chooses none.
+    function registerPromise(uint32 predicateId, uint256 paramsHash, uint256 profileHash, uint256 payout)
+        external
+        payable
+        returns (uint256 promiseId)
+    {
         _field(paramsHash);
         _field(profileHash);
         if (payout == 0) revert ZeroPayout();
         if (msg.value < payout) revert InsufficientReserve(msg.value, payout);
         uint112 reserve = _u112(msg.value);
-        uint256 k = capacities.length;
-        if (k == 0) revert BadCapacities();
-        if (k > MAX_VERIFIERS) revert TooManyVerifiers(MAX_VERIFIERS);
-        if (verifiers.length != k) revert LengthMismatch();
+        VerifierSet storage set = _registry[predicateId];
+        if (set.capacities[0] == 0) revert UnknownPredicate(predicateId);
 
         uint64 nonce = ++coverageNonce;
         promiseId = ++promiseCount;
@@ -45,12 +43,10 @@ contract Escrow is EscrowBase {
         p.predicateId = predicateId;
         p.paramsHash = paramsHash;
         p.profileHash = profileHash;
-        for (uint256 i; i < k; ++i) {
-            if (i > 0 && capacities[i] <= capacities[i - 1]) revert BadCapacities();
-            if (capacities[i] == 0) revert BadCapacities();
-            if (verifiers[i].code.length == 0) revert VerifierNotContract(verifiers[i]);
-            p.capacities[i] = capacities[i];
-            p.verifiers[i] = verifiers[i];
+        // Copy only the classes in use: a whole-struct copy would also write the empty slots.
+        for (uint256 i; i < MAX_VERIFIERS && set.capacities[i] != 0; ++i) {
+            p.verifierSet.capacities[i] = set.capacities[i];
+            p.verifierSet.verifiers[i] = set.verifiers[i];
         }
         _touch(msg.sender);
         emit PromiseRegistered(promiseId, msg.sender, predicateId, paramsHash, profileHash, payout, msg.value, nonce);
@@ -98,9 +94,12 @@ contract Escrow is EscrowBase {
 
     // ---------------------------------------------------------------- sessions
 
-    /// @notice The caller becomes the session's provider and binds `user`, the only account that may claim.
+    /// @notice The caller becomes the session's provider and binds `user`, the only account that may claim. The id's
+    /// top 20 bytes must be the caller's address (sdk/chain.ts scopedSessionId), so nobody who copies the
+    /// transaction from the mempool can take the id first.
     function openSession(bytes32 sessionId, address user, uint256 profileHash) external {
         _field(profileHash);
+        if (address(bytes20(sessionId)) != msg.sender) revert ForeignSessionId(sessionId, msg.sender);
         if (user == address(0)) revert ZeroAddress();
         Session storage s = _sessions[sessionId];
         if (s.provider != address(0)) revert SessionExists(sessionId);
@@ -153,8 +152,9 @@ contract Escrow is EscrowBase {
 
     /// @notice The session's user claims that the session violated the promise, with a bond. The promise must
     /// cover the session (same provider and profile, registered before it opened, not retired before it opened),
-    /// the claim window must be open, the reserve must hold the payout, and the pair must be neither resolved nor
-    /// already claimed. Filing reserves nothing: claims on one promise race for its reserve.
+    /// the claim window must be open, the reserve not yet earmarked for open claims must hold the payout, and the
+    /// pair must be neither resolved nor already claimed. Filing earmarks the payout: reserve >= openClaims * payout
+    /// holds at all times, so every open claim can be paid.
     function fileClaim(bytes32 sessionId, uint256 promiseId) external payable returns (uint256 claimId) {
         Session storage s = _session(sessionId);
         if (msg.sender != s.user) revert NotUser();
@@ -170,12 +170,13 @@ contract Escrow is EscrowBase {
         uint256 deadline = _claimDeadline(s, p);
         if (block.timestamp > deadline) revert ClaimWindowClosed(deadline);
         if (p.profileHash != s.profileHash) revert ProfileMismatch();
-        uint112 payout = p.payout;
-        uint112 reserve = p.reserve;
-        if (reserve < payout) revert InsufficientReserve(reserve, payout);
         Pair storage pair = _pairs[sessionId][promiseId];
         if (pair.resolved) revert PairResolved();
         if (pair.openClaimId != 0) revert ClaimAlreadyOpen(pair.openClaimId);
+        // Earmark: every open claim's payout stays covered, so claims are paid in filing order and a claim filed
+        // later (a provider's self-claim included) can never leave an earlier one unpaid.
+        uint256 available = _available(p);
+        if (available < p.payout) revert InsufficientReserve(available, p.payout);
 
         claimId = ++claimCount;
         pair.openClaimId = uint64(claimId);
@@ -193,8 +194,8 @@ contract Escrow is EscrowBase {
 
     /// @notice Settles an open claim with a proof against the session's final commitment, within PROOF_WINDOW of
     /// filing. Anyone may submit it, for either outcome; the outcome is a public input, so nobody can pick it.
-    /// violated: the user gets payout + bond out of the reserve (reverts, paying nothing, while the reserve is
-    /// short). satisfied: the provider gets the bond. Either way the pair is resolved for good.
+    /// violated: the user gets payout + bond out of the reserve (earmarked when the claim was filed).
+    /// satisfied: the provider gets the bond. Either way the pair is resolved for good.
     /// @param proof [a0, a1, b00, b01, b10, b11, c0, c1] in snarkjs `exportSolidityCallData` order.
     function settle(uint256 claimId, uint256[8] calldata proof, bool violated) external {
         Claim storage c = _claims[claimId];
@@ -228,7 +229,7 @@ contract Escrow is EscrowBase {
 
     /// @notice No proof within PROOF_WINDOW of filing: the user gets payout + bond, whoever calls. This is also
     /// the only answer to a session without a final commitment, which no proof can settle ("missing evidence
-    /// pays without provider action"). Reverts, paying nothing, while the reserve is short.
+    /// pays without provider action"). The payout was earmarked at filing, so the reserve always holds it.
     function claimDefault(uint256 claimId) external {
         Claim storage c = _claims[claimId];
         if (c.status != ClaimStatus.Open) revert ClaimNotOpen(claimId);
@@ -249,28 +250,6 @@ contract Escrow is EscrowBase {
         uint256 amount = uint256(payout) + c.bond;
         _credit(claimant, amount);
         emit ClaimDefaulted(claimId, claimant, amount);
-    }
-
-    /// @notice The claimant's exit from a claim the reserve cannot pay: once the claim is owed a default (its
-    /// PROOF_WINDOW has passed) and the reserve is below the payout, the bond comes back and the pair stays
-    /// unresolved, so it can be claimed again once the promise is funded (within the claim window).
-    function withdrawClaim(uint256 claimId) external {
-        Claim storage c = _claims[claimId];
-        if (c.status != ClaimStatus.Open) revert ClaimNotOpen(claimId);
-        bytes32 sessionId = c.sessionId;
-        if (msg.sender != _sessions[sessionId].user) revert NotUser();
-        uint256 endsAt = uint256(c.filedAt) + PROOF_WINDOW;
-        if (block.timestamp < endsAt) revert ProofWindowOpen(endsAt);
-        uint256 promiseId = c.promiseId;
-        PromiseState storage p = _promises[promiseId];
-        if (p.reserve >= p.payout) revert ReserveSufficient(p.reserve, p.payout);
-
-        p.openClaims -= 1;
-        c.status = ClaimStatus.Withdrawn;
-        _pairs[sessionId][promiseId].openClaimId = 0;
-        uint256 bond = c.bond;
-        _credit(msg.sender, bond);
-        emit ClaimWithdrawn(claimId, msg.sender, bond);
     }
 
     // ---------------------------------------------------------------- payments

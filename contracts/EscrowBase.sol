@@ -39,13 +39,22 @@ abstract contract EscrowBase {
 
     // ---------------------------------------------------------------- storage
 
-    /// Withdrawn was added after the first cut; the numbers of the others are unchanged.
+    /// Claims end settled or defaulted: the payout is earmarked at filing, so no claim is ever left unpayable.
     enum ClaimStatus {
         None,
         Open,
         Settled,
-        Defaulted,
-        Withdrawn
+        Defaulted
+    }
+
+    /// One predicate's verifiers, fixed at deployment (the registry): nobody, provider or deployer, can add,
+    /// swap or remove one afterwards, and a promise names only its predicate.
+    struct VerifierSet {
+        // capacities[i]: the largest trace (record count) verifiers[i]'s circuit accepts; ascending, and 0
+        // past the last class. Kept apart from the addresses so that eight share a slot: settle's search
+        // for the smallest fitting class reads one slot, not one per class (2.1k gas each, cold).
+        uint32[MAX_VERIFIERS] capacities;
+        address[MAX_VERIFIERS] verifiers;
     }
 
     /// payout, paramsHash, profileHash, predicateId and verifiers are written once, in registerPromise (P5).
@@ -54,22 +63,28 @@ abstract contract EscrowBase {
         address provider;
         uint48 nonce;
         uint48 retiredNonce;
-        // slot 1: the money, read and written together by fileClaim, settle, claimDefault and withdrawClaim.
+        // slot 1: the money, read and written together by fileClaim, settle and claimDefault.
         // 2^112 wei is 5e15 ether; amounts above it revert with AmountTooLarge.
         uint112 payout;
         uint112 reserve;
-        uint32 openClaims; // claims filed and not yet settled, defaulted or withdrawn
+        uint32 openClaims; // claims filed and not yet settled or defaulted; each has its payout earmarked
         // slot 2
         uint32 predicateId;
         uint48 retiredAt;
         bool reserveWithdrawn;
         uint256 paramsHash;
         uint256 profileHash;
-        // capacities[i]: the largest trace (record count) verifiers[i]'s circuit accepts; ascending, and 0
-        // past the last class. Kept apart from the addresses so that eight share a slot: settle's search
-        // for the smallest fitting class reads one slot, not one per class (2.1k gas each, cold).
-        uint32[MAX_VERIFIERS] capacities;
-        address[MAX_VERIFIERS] verifiers;
+        // The registry's set for predicateId, copied at registration: settle() then reads the promise's own slots
+        // and not its predicateId too (one cold slot less). The registry never changes, so the copy never differs.
+        VerifierSet verifierSet;
+    }
+
+    /// A registry entry as the deployer passes it: the circuit (predicate, capacity, checkpoints) a verifier serves.
+    struct VerifierEntry {
+        uint32 predicateId;
+        uint32 capacity;
+        uint32 checkpoints;
+        address verifier;
     }
 
     struct Session {
@@ -119,6 +134,7 @@ abstract contract EscrowBase {
     uint64 public promiseCount;
     uint64 public claimCount;
 
+    mapping(uint32 => VerifierSet) internal _registry;
     mapping(uint256 => PromiseState) internal _promises;
     mapping(bytes32 => Session) internal _sessions;
     mapping(uint256 => Claim) internal _claims;
@@ -176,6 +192,7 @@ abstract contract EscrowBase {
         uint256 indexed promiseId, address indexed provider, uint32 predicateId, uint256 paramsHash,
         uint256 profileHash, uint256 payout, uint256 reserve, uint64 nonce
     );
+    event VerifierRegistered(uint32 indexed predicateId, uint32 capacity, uint32 checkpoints, address verifier);
     event PromiseFunded(uint256 indexed promiseId, address indexed funder, uint256 amount, uint256 reserve);
     event PromiseRetired(uint256 indexed promiseId, uint256 retiredAt, uint64 nonce);
     event ReserveWithdrawn(uint256 indexed promiseId, address indexed provider, uint256 amount);
@@ -189,7 +206,6 @@ abstract contract EscrowBase {
     );
     event ClaimSettled(uint256 indexed claimId, bool violated, address beneficiary, uint256 amount);
     event ClaimDefaulted(uint256 indexed claimId, address beneficiary, uint256 amount);
-    event ClaimWithdrawn(uint256 indexed claimId, address claimant, uint256 bond);
     event Withdrawn(address indexed account, uint256 amount);
 
     // ---------------------------------------------------------------- errors
@@ -205,6 +221,9 @@ abstract contract EscrowBase {
     error TooManyVerifiers(uint256 max);
     error LengthMismatch();
     error VerifierNotContract(address verifier);
+    error CheckpointsMismatch(uint32 checkpoints, uint32 maxCheckpoints);
+    error UnknownPredicate(uint32 predicateId);
+    error ForeignSessionId(bytes32 sessionId, address provider);
     // lookups and roles
     error UnknownPromise(uint256 promiseId);
     error UnknownSession(bytes32 sessionId);
@@ -234,7 +253,6 @@ abstract contract EscrowBase {
     error PairResolved();
     error ClaimAlreadyOpen(uint256 claimId);
     error ClaimNotOpen(uint256 claimId);
-    error ReserveSufficient(uint256 reserve, uint256 payout);
     // settlement
     error NoVerifierForSize(uint32 n);
     error InvalidProof();
@@ -249,7 +267,10 @@ abstract contract EscrowBase {
     /// circomlib's Poseidon(1, 2, 3) (sdk/hash.ts poseidon([1n, 2n, 3n])): the constructor's known answer.
     uint256 internal constant POSEIDON3_OF_1_2_3 = 0x0e7732d89e6939c0ff03d5e58dab6302f3230e269dc5b968f725df34ab36d732;
 
-    constructor(address poseidon3, uint32 maxCheckpoints) {
+    /// @param registry every verifier this escrow will ever call, grouped by predicate in ascending capacity; each
+    /// circuit folds exactly `maxCheckpoints` checkpoints. Who deploys the escrow vouches for this list; anyone can
+    /// check each address's code against the manifest (`vai promise check`, `vai verify`).
+    constructor(address poseidon3, uint32 maxCheckpoints, VerifierEntry[] memory registry) {
         if (poseidon3.code.length == 0 || maxCheckpoints == 0) revert InvalidConfig();
         // A known-answer call refuses a Poseidon that is not one (one returning 0 would make every checkpoint
         // list fold to the same accumulator). It cannot prove the contract right on every input: `vai verify`
@@ -257,20 +278,27 @@ abstract contract EscrowBase {
         if (IPoseidon3(poseidon3).poseidon([uint256(1), 2, 3]) != POSEIDON3_OF_1_2_3) revert InvalidConfig();
         POSEIDON3 = IPoseidon3(poseidon3);
         MAX_CHECKPOINTS = maxCheckpoints;
+        for (uint256 i; i < registry.length; ++i) {
+            VerifierEntry memory e = registry[i];
+            if (e.verifier.code.length == 0) revert VerifierNotContract(e.verifier);
+            if (e.checkpoints != maxCheckpoints) revert CheckpointsMismatch(e.checkpoints, maxCheckpoints);
+            if (e.capacity == 0) revert BadCapacities();
+            VerifierSet storage set = _registry[e.predicateId];
+            uint256 k;
+            while (k < MAX_VERIFIERS && set.capacities[k] != 0) ++k;
+            if (k == MAX_VERIFIERS) revert TooManyVerifiers(MAX_VERIFIERS);
+            if (k > 0 && e.capacity <= set.capacities[k - 1]) revert BadCapacities();
+            set.capacities[k] = e.capacity;
+            set.verifiers[k] = e.verifier;
+            emit VerifierRegistered(e.predicateId, e.capacity, e.checkpoints, e.verifier);
+        }
     }
 
     // ---------------------------------------------------------------- views
 
     function getPromise(uint256 promiseId) external view returns (PromiseView memory v) {
         PromiseState storage p = _promise(promiseId);
-        uint256 k;
-        while (k < MAX_VERIFIERS && p.capacities[k] != 0) ++k;
-        v.capacities = new uint32[](k);
-        v.verifiers = new address[](k);
-        for (uint256 i; i < k; ++i) {
-            v.capacities[i] = p.capacities[i];
-            v.verifiers[i] = p.verifiers[i];
-        }
+        (v.capacities, v.verifiers) = verifierSet(p.predicateId);
         v.provider = p.provider;
         v.predicateId = p.predicateId;
         v.nonce = p.nonce;
@@ -282,6 +310,25 @@ abstract contract EscrowBase {
         v.retiredNonce = p.retiredNonce;
         v.openClaims = p.openClaims;
         v.reserveWithdrawn = p.reserveWithdrawn;
+    }
+
+    /// @notice The registry's verifiers for a predicate, by ascending capacity (empty: the predicate is not served).
+    function verifierSet(uint32 predicateId) public view returns (uint32[] memory capacities, address[] memory verifiers) {
+        VerifierSet storage set = _registry[predicateId];
+        uint256 k;
+        while (k < MAX_VERIFIERS && set.capacities[k] != 0) ++k;
+        capacities = new uint32[](k);
+        verifiers = new address[](k);
+        for (uint256 i; i < k; ++i) {
+            capacities[i] = set.capacities[i];
+            verifiers[i] = set.verifiers[i];
+        }
+    }
+
+    /// @notice The reserve not earmarked for open claims: what a new claim on this promise is checked against.
+    /// A user can read it before relying on the promise.
+    function availableReserve(uint256 promiseId) external view returns (uint256) {
+        return _available(_promise(promiseId));
     }
 
     function getSession(bytes32 sessionId) external view returns (SessionView memory) {
@@ -377,6 +424,12 @@ abstract contract EscrowBase {
         if (c.status == ClaimStatus.None) revert UnknownClaim(claimId);
     }
 
+    /// reserve - openClaims * payout; never negative, since fileClaim keeps reserve >= openClaims * payout and
+    /// only settle and claimDefault, which also close a claim, take a payout out.
+    function _available(PromiseState storage p) internal view returns (uint256) {
+        return uint256(p.reserve) - uint256(p.openClaims) * p.payout;
+    }
+
     function _touch(address account) internal {
         if (_creditsPlusOne[account] == 0) _creditsPlusOne[account] = 1;
     }
@@ -421,10 +474,11 @@ abstract contract EscrowBase {
 
     /// Smallest capacity that fits: capacities ascend, so the first fit is the cheapest circuit.
     function _verifierFor(PromiseState storage p, uint32 n) internal view returns (address, uint32) {
+        VerifierSet storage set = p.verifierSet;
         for (uint256 i; i < MAX_VERIFIERS; ++i) {
-            uint32 capacity = p.capacities[i];
-            if (capacity == 0) break; // registerPromise refuses a zero capacity: 0 ends the list
-            if (capacity >= n) return (p.verifiers[i], capacity);
+            uint32 capacity = set.capacities[i];
+            if (capacity == 0) break; // the constructor refuses a zero capacity: 0 ends the list
+            if (capacity >= n) return (set.verifiers[i], capacity);
         }
         revert NoVerifierForSize(n);
     }

@@ -1,6 +1,6 @@
 // Puts a zkVAI escrow on a chain: the on-chain Poseidon, one verifier per built
-// circuit (from the manifest), and the Escrow; and registers promises against it
-// with the verifier set of their predicate, which the escrow then snapshots.
+// circuit (from the manifest), and the Escrow, whose verifier registry is that set,
+// fixed at deployment; and registers promises against it by predicate.
 import type { Address } from "viem";
 import {
   EscrowClient,
@@ -47,9 +47,19 @@ export async function deployZkVai(chain: ChainHandle, deployer: Wallet): Promise
       gasUsed: v.gasUsed,
     });
   }
-  // A session may hold no more checkpoints than the smallest circuit can fold.
+  // Every circuit folds the same number of checkpoints: the escrow's cap (the constructor checks it).
   const maxCheckpoints = Math.min(...verifiers.map((v) => v.checkpoints));
-  const escrow = await deployEscrow(chain, deployer, { poseidon3: poseidon.address, maxCheckpoints });
+  const registry = verifiers.map((v) => ({
+    predicateId: predicateById(v.predicate).code,
+    capacity: v.capacity,
+    checkpoints: v.checkpoints,
+    verifier: v.address,
+  }));
+  const escrow = await deployEscrow(chain, deployer, {
+    poseidon3: poseidon.address,
+    maxCheckpoints,
+    registry,
+  });
   const startBlock = await chain.publicClient.getBlockNumber();
   return {
     escrow: await EscrowClient.connect(chain, escrow.address, deployer, { fromBlock: startBlock }),
@@ -78,10 +88,7 @@ export async function registerPromise(
   const predicate = predicateById(spec.predicate);
   const theta = predicate.parseTheta(spec.theta);
   predicate.checkProfile(theta, spec.profile);
-  const set = deployment.verifiers
-    .filter((v) => v.predicate === predicate.id)
-    .sort((a, b) => a.capacity - b.capacity);
-  if (!set.length)
+  if (!deployment.verifiers.some((v) => v.predicate === predicate.id))
     throw new Error(`no verifier deployed for ${predicate.id}; build its circuits with \`npm run setup\``);
   const paramsHash = paramsHashOf(predicate, theta);
   const tx = await escrow.registerPromise({
@@ -89,8 +96,6 @@ export async function registerPromise(
     paramsHash,
     profileHash: profileHash(spec.profile),
     payout: spec.payout,
-    capacities: set.map((v) => v.capacity),
-    verifiers: set.map((v) => v.address),
     value: spec.reserve,
   });
   store.putPromise({ promiseId: tx.promiseId, predicate: predicate.id, theta, paramsHash });

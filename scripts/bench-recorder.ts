@@ -58,6 +58,7 @@ async function main() {
   const deployed = await deployEscrow(chain, provider, {
     poseidon3: poseidon3.address,
     maxCheckpoints: 1_000,
+    registry: [],
   });
   const escrow = await EscrowClient.connect(chain, deployed.address, provider);
   const user = chain.wallets[1].account.address;

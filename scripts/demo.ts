@@ -6,7 +6,7 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { formatEther, keccak256, parseEther, toHex, type Address } from "viem";
-import { embeddedChain } from "../sdk/chain.js";
+import { embeddedChain, scopedSessionId } from "../sdk/chain.js";
 import type { EncodingProfile } from "../sdk/profile.js";
 import { Session } from "../sdk/session.js";
 import { TraceStore } from "../sdk/store.js";
@@ -122,7 +122,7 @@ async function main() {
   say("\nsessions (records stored first, prefix roots checkpointed on-chain, final root on close):");
   const claims: { label: string; sessionId: `0x${string}`; claimId: bigint }[] = [];
   for (const s of sessions) {
-    const sessionId = keccak256(toHex(`${s.label}:${Date.now()}:${Math.random()}`));
+    const sessionId = scopedSessionId(provider, `${s.label}:${Date.now()}:${Math.random()}`);
     const session = await Session.open({ store, escrow, sessionId, user, profile: PROFILE });
     await s.run(session);
     const closed = await session.close();

@@ -1,5 +1,6 @@
 // The one chain layer: viem clients over Hardhat's in-process network or any JSON-RPC node, artifact loading,
 // deployment, and a typed client for contracts/Escrow.sol. Everything else talks to the chain through here.
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
@@ -13,7 +14,9 @@ import {
   getAddress,
   isAddressEqual,
   http,
+  keccak256,
   parseEventLogs,
+  toHex,
   type Abi,
   type Account,
   type Address,
@@ -234,12 +237,43 @@ export async function deployCircomlibPoseidon3(chain: ChainHandle, wallet: Walle
   return deployRaw(chain, wallet, poseidonContract.generateABI(3), poseidonContract.createCode(3) as Hex, []);
 }
 
+/** One entry of the escrow's verifier registry: the circuit (predicate, capacity, checkpoints) a verifier serves. */
+export interface VerifierEntry {
+  predicateId: number;
+  capacity: number;
+  checkpoints: number;
+  verifier: Address;
+}
+
+/**
+ * Deploys an Escrow whose verifiers are `registry`, fixed for its lifetime: promises name a predicate and
+ * settle() calls that predicate's smallest fitting verifier from here, never an address a provider gave.
+ * Entries are sorted here by (predicate, capacity), as the constructor requires.
+ */
 export async function deployEscrow(
   chain: ChainHandle,
   wallet: Wallet,
-  opts: { poseidon3: Address; maxCheckpoints: number },
+  opts: { poseidon3: Address; maxCheckpoints: number; registry: readonly VerifierEntry[] },
 ): Promise<Deployed> {
-  return deployContract(chain, wallet, "Escrow", [opts.poseidon3, opts.maxCheckpoints]);
+  const registry = [...opts.registry].sort(
+    (a, b) => a.predicateId - b.predicateId || a.capacity - b.capacity,
+  );
+  return deployContract(chain, wallet, "Escrow", [opts.poseidon3, opts.maxCheckpoints, registry]);
+}
+
+/**
+ * A session id the escrow accepts from `provider`: its address in the top 20 bytes, then 12 bytes of `label`'s
+ * keccak (random when no label is given). The escrow refuses an id whose top bytes are another account's, so a
+ * copied openSession transaction cannot take a provider's id.
+ */
+export function scopedSessionId(provider: Address, label?: string): Hex {
+  const tail = label === undefined ? toHex(randomBytes(12)) : keccak256(toHex(label)).slice(0, 26);
+  return `${provider.toLowerCase()}${tail.slice(2)}` as Hex;
+}
+
+/** The provider a session id is scoped to (its top 20 bytes). */
+export function sessionIdProvider(sessionId: Hex): Address {
+  return getAddress(sessionId.slice(0, 42));
 }
 
 // ------------------------------------------------------------------------------------------------ escrow client
@@ -249,8 +283,6 @@ export enum ClaimStatus {
   Open = 1,
   Settled = 2,
   Defaulted = 3,
-  /** The claimant took the bond back (withdrawClaim); the pair stays open. */
-  Withdrawn = 4,
 }
 
 export interface PromiseInfo {
@@ -317,8 +349,6 @@ export interface RegisterPromiseArgs {
   paramsHash: bigint;
   profileHash: bigint;
   payout: bigint;
-  capacities: readonly number[];
-  verifiers: readonly Address[];
   /** Initial reserve, at least `payout`; defaults to `payout`. */
   value?: bigint;
 }
@@ -352,7 +382,7 @@ export class EscrowClient {
   // Each returns the gas, the hash and the values of the event the call emits.
 
   registerPromise(a: RegisterPromiseArgs): Sent<{ promiseId: bigint; nonce: bigint; reserve: bigint }> {
-    const args = [a.predicateId, a.paramsHash, a.profileHash, a.payout, a.capacities, a.verifiers];
+    const args = [a.predicateId, a.paramsHash, a.profileHash, a.payout];
     return this.send("registerPromise", args, "PromiseRegistered", a.value ?? a.payout);
   }
 
@@ -390,10 +420,6 @@ export class EscrowClient {
   }
 
   /** The claimant takes its bond back from a claim the reserve cannot pay (after the proof window). */
-  withdrawClaim(claimId: bigint): Sent<{ claimant: Address; bond: bigint }> {
-    return this.send("withdrawClaim", [claimId], "ClaimWithdrawn");
-  }
-
   /** Provider only: ends new coverage; claims on earlier sessions close 30 days later at the latest. */
   retirePromise(promiseId: bigint): Sent<{ retiredAt: bigint; nonce: bigint }> {
     return this.send("retirePromise", [promiseId], "PromiseRetired");
@@ -425,6 +451,20 @@ export class EscrowClient {
 
   async credits(account: Address): Promise<bigint> {
     return (await this.read("credits", [account])) as bigint;
+  }
+
+  /** The promise's reserve not earmarked for open claims: a new claim needs at least the payout. */
+  async availableReserve(promiseId: bigint): Promise<bigint> {
+    return (await this.read("availableReserve", [promiseId])) as bigint;
+  }
+
+  /** The registry's verifiers for a predicate, by ascending capacity (fixed when the escrow was deployed). */
+  async verifierSet(predicateId: number): Promise<{ capacities: number[]; verifiers: Address[] }> {
+    const [capacities, verifiers] = (await this.read("verifierSet", [predicateId])) as [
+      readonly number[],
+      readonly Address[],
+    ];
+    return { capacities: [...capacities], verifiers: [...verifiers] };
   }
 
   async pair(sessionId: Hex, promiseId: bigint): Promise<{ openClaimId: bigint; resolved: boolean }> {

@@ -6,9 +6,10 @@
 // idempotent, across crashes too (Session.recover). Guard mode (opt-in, P8) refuses a
 // call that would break a covering promise, or that could not be recorded.
 import { randomBytes } from "node:crypto";
+import { sessionIdProvider } from "./chain.js";
 import { isAddress, isAddressEqual, zeroAddress, type Address, type Hex } from "viem";
 import type { EscrowClient, TxResult } from "./chain.js";
-import { CanonicalJsonError, canonicalJson, type Json } from "./canonical.js";
+import { canonicalJson, type Json } from "./canonical.js";
 import { Checkpointer, resolvePolicy, type CheckpointPolicy } from "./checkpointer.js";
 import { Guard, gatedTools, parsePromises, type CoveringPromise, type PromiseRef } from "./guard.js";
 import { FIELD_MODULUS } from "./hash.js";
@@ -22,13 +23,23 @@ import {
   messageOf,
   type AuthorizationInput,
 } from "./record-checks.js";
-import { parseRecord, type CallRecord, type RecordBody, type TraceRecord } from "./records.js";
+import {
+  MAX_RECORD_BYTES,
+  checkSize,
+  parseRecord,
+  recordBytes,
+  type CallRecord,
+  type RecordBody,
+  type TraceRecord,
+} from "./records.js";
 import { commitFinal, maxCheckpointsOf, resumeOnChain } from "./session-chain.js";
 import { IdempotencyLedger } from "./session-ledger.js";
-import type { TraceStore } from "./store.js";
+import { checkCallFits, errorText, recordableText, snapshotArgs, snapshotResult } from "./session-limits.js";
+import { StoreConflictError, type StoredSession, type TraceStore } from "./store.js";
 import {
   GuardRefusal,
   InvalidCallError,
+  InvalidRecordError,
   RecordWriteError,
   RecordedToolError,
   SessionCloseError,
@@ -45,6 +56,7 @@ export * from "./session-errors.js";
 export type { RecordBody } from "./records.js";
 export type { AuthorizationInput } from "./record-checks.js";
 export { onChainSession } from "./session-chain.js";
+export { MAX_ARG_BYTES, MAX_ERROR_CHARS, MAX_RECORD_BYTES, MAX_RESULT_BYTES } from "./records.js";
 
 export function randomSecret(): bigint {
   return BigInt(`0x${randomBytes(32).toString("hex")}`) % FIELD_MODULUS;
@@ -137,6 +149,12 @@ export class Session {
     const secret = opts.secret ?? randomSecret();
     if (!/^0x[0-9a-fA-F]{64}$/.test(sessionId))
       throw new SessionOpenError("sessionId must be 32 bytes of 0x-hex");
+    // The escrow refuses an id not scoped to the sender; refusing it here writes nothing (chain.ts scopedSessionId).
+    const sender = escrow.wallet?.account?.address;
+    if (sender && !isAddressEqual(sessionIdProvider(sessionId), sender))
+      throw new SessionOpenError(
+        `sessionId ${sessionId} is not scoped to the provider ${sender}: its top 20 bytes must be that address (scopedSessionId)`,
+      );
     if (!isAddress(user) || isAddressEqual(user, zeroAddress))
       throw new SessionOpenError(`user must be a non-zero address, got ${user}`);
     if (typeof secret !== "bigint" || secret < 0n || secret >= FIELD_MODULUS)
@@ -153,6 +171,7 @@ export class Session {
       throw new SessionOpenError(`cannot read the escrow's MAX_CHECKPOINTS: ${messageOf(e)}`, { cause: e });
     }
     const stored = store.createSession({ sessionId, secret, profile, user });
+    claimWriter(store, sessionId, SessionOpenError);
     let openTx: TxResult;
     try {
       openTx = await escrow.openSession(sessionId, user, stored.profileHash);
@@ -183,6 +202,23 @@ export class Session {
     const promises = parsePromises(opts.promises ?? [], stored.profile);
     const policy = resolvePolicy(opts.policy);
     const log = opts.log ?? silentLogger;
+    claimWriter(store, sessionId, SessionRecoveryError);
+    try {
+      return await Session.resume(opts, stored, promises, policy, log);
+    } catch (e) {
+      store.releaseWriter(sessionId);
+      throw e;
+    }
+  }
+
+  private static async resume(
+    opts: Omit<SessionOptions, "user" | "profile" | "secret">,
+    stored: StoredSession,
+    promises: CoveringPromise[],
+    policy: CheckpointPolicy,
+    log: Logger,
+  ): Promise<Session> {
+    const { store, escrow, sessionId } = opts;
     const records = store.records(sessionId);
     const { maxCheckpoints, info, openTx } = await resumeOnChain(escrow, store, stored, records);
     const ctx = { store, escrow, sessionId, profile: stored.profile, secret: stored.secret, log, policy };
@@ -224,13 +260,17 @@ export class Session {
 
   /**
    * Records one tool call around running it. Before `run`: the tool must be in the profile,
-   * args canonical JSON, amounts well-formed, and a tool an AAP-1 promise gates needs an
-   * actionId; otherwise InvalidCallError, and nothing runs or is written. A known actionId
+   * args canonical JSON without `undefined` values, each at most MAX_ARG_BYTES and the record
+   * with room for a MAX_RESULT_BYTES result within MAX_RECORD_BYTES, amounts well-formed, and a
+   * tool an AAP-1 promise gates needs an actionId; otherwise InvalidCallError, and nothing runs
+   * or is written. The args are copied then: what is recorded is what they were at the call. A known actionId
    * with the same tool and args returns the stored result (or re-throws the stored error)
    * without running again; with other content it is refused. In guard mode the call is not
    * run when the store cannot take a write (StoreUnavailableError) or when it would turn a
    * satisfied promise violated (GuardRefusal, recorded as a blocked record). Otherwise the
-   * result, or the error (re-thrown), is stored before this resolves.
+   * result, or the error (re-thrown), is stored before this resolves. A result that cannot be
+   * stored (not JSON, cyclic, nested past MAX_JSON_DEPTH, a throwing getter, over
+   * MAX_RESULT_BYTES) is recorded as the call's error, and UnrecordableResultError thrown.
    */
   async call<T extends Json>(
     tool: string,
@@ -240,7 +280,8 @@ export class Session {
   ): Promise<T> {
     this.assertOpen();
     const { actionId } = opts;
-    const call = checkCall(this.ctx.profile, this.count, tool, args, actionId);
+    const call = checkCall(this.ctx.profile, this.count, tool, snapshotArgs(tool, args), actionId);
+    checkCallFits(call);
     if (actionId === undefined && this.gated.has(tool)) {
       throw new InvalidCallError(
         `call ${JSON.stringify(tool)}: promises[${this.gated.get(tool)}] (AAP-1) gates this tool, so the call needs an actionId that an authorization names`,
@@ -256,6 +297,13 @@ export class Session {
   /** Records an authorization decision; args (or their argsHash) are the ones it covers. */
   authorize(a: AuthorizationInput): TraceRecord {
     this.assertOpen();
+    if (a.args !== undefined) {
+      try {
+        canonicalJson(a.args, { refuseUndefined: true });
+      } catch (e) {
+        throw new InvalidRecordError(`authorization ${a.actionId}: args: ${messageOf(e)}`, { cause: e });
+      }
+    }
     return this.recordEvent(authorizationBody(a));
   }
 
@@ -279,7 +327,13 @@ export class Session {
     this.assertOpen();
     if (body.kind !== "call") return this.recordEvent(body);
     const { tool, args, actionId, ...rest } = body;
-    return this.write(bodyOf(checkCall(this.ctx.profile, this.count, tool, args, actionId, rest)));
+    const call = checkCall(this.ctx.profile, this.count, tool, snapshotArgs(tool, args), actionId, rest);
+    try {
+      recordBytes(call);
+    } catch (e) {
+      throw new InvalidCallError(`call ${JSON.stringify(tool)}: ${messageOf(e)}`, { cause: e });
+    }
+    return this.write(bodyOf(call));
   }
 
   /** Queues a checkpoint of the current prefix and waits until it (or a longer one) landed. */
@@ -361,7 +415,9 @@ export class Session {
       const record = this.write({
         ...bodyOf(call),
         blocked: true,
-        error: `refused by guard: promises[${promise.index}] (${promise.predicate}): ${verdict.reason}`,
+        error: recordableText(
+          `refused by guard: promises[${promise.index}] (${promise.predicate}): ${verdict.reason}`,
+        ),
       });
       log.log("warn", "guard.refused", {
         sessionId,
@@ -388,20 +444,22 @@ export class Session {
       recorded?.(record.seq);
       throw e;
     }
-    if (result !== undefined) {
-      try {
-        canonicalJson(result);
-      } catch (e) {
-        if (!(e instanceof CanonicalJsonError)) throw e;
-        const error = `the result is not recordable JSON: ${e.message}`;
-        const record = this.writeAfterRun({ ...body, error });
-        recorded?.(record.seq);
-        throw new UnrecordableResultError(
-          `${call.tool} ran; ${error} (recorded as its error at seq ${record.seq})`,
-        );
-      }
+    if (result === undefined) {
+      const record = this.writeAfterRun(body);
+      recorded?.(record.seq);
+      return result;
     }
-    const record = this.writeAfterRun({ ...body, ...(result !== undefined ? { result } : {}) });
+    // Copied once: what is stored is the result as it was returned, and a getter or Proxy
+    // cannot make the write itself fail after the tool ran.
+    const copy = snapshotResult(result);
+    if ("error" in copy) {
+      const record = this.writeAfterRun({ ...body, error: copy.error });
+      recorded?.(record.seq);
+      throw new UnrecordableResultError(
+        `${call.tool} ran; ${copy.error} (recorded as its error at seq ${record.seq})`,
+      );
+    }
+    const record = this.writeAfterRun({ ...body, result: copy.result });
     recorded?.(record.seq);
     return result;
   }
@@ -426,7 +484,19 @@ export class Session {
 
   /** Authorization, grant or revoke: checked (it must encode), deduplicated by eventId, stored. */
   private recordEvent(body: RecordBody): TraceRecord {
-    const known = this.ledger.knownEvent(checkEvent(this.ctx.profile, this.count, body));
+    // Size first: encoding a value of megabytes (checkEvent) takes seconds.
+    try {
+      checkSize(
+        `${body.kind}`,
+        canonicalJson({ ...body, seq: 0, ts: 0 }),
+        MAX_RECORD_BYTES,
+        "MAX_RECORD_BYTES",
+      );
+    } catch (e) {
+      throw new InvalidRecordError(`${body.kind}: ${messageOf(e)}`, { cause: e });
+    }
+    const checked = checkEvent(this.ctx.profile, this.count, body);
+    const known = this.ledger.knownEvent(checked);
     return known === undefined ? this.write(body) : this.ctx.store.record(this.sessionId, known)!;
   }
 
@@ -458,6 +528,7 @@ export class Session {
     const n = this.count;
     let stored: number;
     try {
+      store.checkFile();
       stored = store.count(sessionId);
     } catch (e) {
       throw new SessionCloseError(`cannot read the trace store: ${messageOf(e)}`, { cause: e });
@@ -483,6 +554,7 @@ export class Session {
 
   private finished(n: number, root: bigint, tx: TxResult): CloseResult {
     this.ctx.store.addCheckpoint(this.sessionId, { n, root, final: true });
+    this.ctx.store.releaseWriter(this.sessionId);
     this.leaves.dispose();
     this.state = "closed";
     this.closed = { finalN: n, finalRoot: root, txHash: tx.txHash, gasUsed: tx.gasUsed };
@@ -496,7 +568,16 @@ function bodyOf(call: CallRecord): Omit<CallRecord, "seq" | "ts"> {
   return body;
 }
 
-function errorText(e: unknown): string {
-  const text = messageOf(e);
-  return text.length > 0 ? text : ((e as Error)?.name ?? "error");
+/** Takes the store's writer claim on the session for this process, or throws `type` saying who holds it. */
+function claimWriter(
+  store: TraceStore,
+  sessionId: Hex,
+  type: new (m: string, o?: ErrorOptions) => Error,
+): void {
+  try {
+    store.claimWriter(sessionId);
+  } catch (e) {
+    if (!(e instanceof StoreConflictError)) throw e;
+    throw new type(`session ${sessionId}: ${e.message}`, { cause: e });
+  }
 }

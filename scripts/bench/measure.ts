@@ -7,7 +7,13 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { keccak256, parseEther, toHex, type Hex } from "viem";
-import { embeddedChain, type ChainHandle, type EscrowClient, type Wallet } from "../../sdk/chain.js";
+import {
+  embeddedChain,
+  type ChainHandle,
+  type EscrowClient,
+  type Wallet,
+  scopedSessionId,
+} from "../../sdk/chain.js";
 import type { RecordBody, TraceRecord } from "../../sdk/records.js";
 import { Session } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
@@ -88,7 +94,10 @@ const body = (r: TraceRecord): RecordBody => {
 };
 
 async function record(b: BenchChain, label: string, records: readonly TraceRecord[], profile: unknown) {
-  const sessionId = keccak256(toHex(`bench:${label}:${Date.now()}:${Math.random()}`)) as Hex;
+  const sessionId = scopedSessionId(
+    b.escrow.wallet!.account!.address,
+    `bench:${label}:${Date.now()}:${Math.random()}`,
+  );
   const started = performance.now();
   // Checkpoints at fixed points only, so every session has exactly the circuit's 4.
   const session = await Session.open({

@@ -1,4 +1,4 @@
-// vai claim file|status|default|withdraw: the user's side of a claim, and its state for anyone.
+// vai claim file|status|default: the user's side of a claim, and its state for anyone.
 import { formatEther, type Address, type Hex } from "viem";
 import { ClaimStatus, type EscrowClient } from "../../sdk/chain.js";
 import {
@@ -97,20 +97,10 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
       ],
     );
   },
-
-  async withdraw(argv) {
-    const { values, positionals } = parseCommand(argv, CHAIN_OPTIONS, ["claimId"]);
-    const claimId = parseClaimId(positionals[0]);
-    const { escrow } = await connect(values, { role: parseRole(values.as, "user"), wallet: true });
-    const tx = await escrow.withdrawClaim(claimId);
-    output(values.json, { claimId, claimant: tx.claimant, bond: tx.bond, txHash: tx.txHash }, () => [
-      `claim ${claimId} withdrawn: bond ${formatEther(tx.bond)} ETH credited back to ${tx.claimant} (tx ${tx.txHash})`,
-    ]);
-  },
 };
 
 export interface Resolution {
-  event: "ClaimSettled" | "ClaimDefaulted" | "ClaimWithdrawn";
+  event: "ClaimSettled" | "ClaimDefaulted";
   txHash: Hex;
   blockNumber: bigint;
   violated?: boolean;
@@ -128,7 +118,6 @@ export async function resolutionOf(
   const eventName = {
     [ClaimStatus.Settled]: "ClaimSettled",
     [ClaimStatus.Defaulted]: "ClaimDefaulted",
-    [ClaimStatus.Withdrawn]: "ClaimWithdrawn",
   }[status as number] as Resolution["event"] | undefined;
   if (!eventName) return undefined;
   const logs = await escrow.chain.publicClient.getContractEvents({
@@ -141,21 +130,12 @@ export async function resolutionOf(
   });
   const log = logs[0];
   if (!log) return undefined;
-  const a = log.args as {
-    violated?: boolean;
-    beneficiary?: Address;
-    claimant?: Address;
-    amount?: bigint;
-    bond?: bigint;
-  };
-  const beneficiary = (a.beneficiary ?? a.claimant)!;
-  const amount = (a.amount ?? a.bond)!;
+  const a = log.args as { violated?: boolean; beneficiary: Address; amount: bigint };
+  const { beneficiary, amount } = a;
   const summary =
     eventName === "ClaimSettled"
       ? `settled by proof: ${a.violated ? "violated" : "satisfied"}, ${formatEther(amount)} ETH to ${beneficiary}`
-      : eventName === "ClaimDefaulted"
-        ? `defaulted (no proof in time): ${formatEther(amount)} ETH to ${beneficiary}`
-        : `withdrawn: bond ${formatEther(amount)} ETH back to ${beneficiary}`;
+      : `defaulted (no proof in time): ${formatEther(amount)} ETH to ${beneficiary}`;
   return {
     event: eventName,
     txHash: log.transactionHash!,

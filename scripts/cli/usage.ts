@@ -68,13 +68,12 @@ and what the local trace store holds for it: the record count and, for each on-c
 whether the stored records reproduce its root (they must, for a claim on it to be provable).
 
 ${CHAIN_FLAGS_HELP}`,
-  claim: `usage: vai claim file|status|default|withdraw …
+  claim: `usage: vai claim file|status|default …
 
   vai claim file <sessionId> --promise <promiseId> --bond <eth>
       files a claim on the session under the promise, as the session's user (default --as user)
   vai claim status <claimId>     state of the claim, the proof window, and how it was resolved
   vai claim default <claimId>    after 3 days without a proof: pays the user payout + bond (anyone)
-  vai claim withdraw <claimId>   takes the bond back while the reserve cannot pay (as the user)
 
 ${CHAIN_FLAGS_HELP}`,
   prove: `usage: vai prove <claimId> [--dry-run]

@@ -8,7 +8,13 @@ import { createHash } from "node:crypto";
 import { keccak256, parseEther, toHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EscrowClient, privateKeyWallet, rpcChain, type ChainHandle } from "../../sdk/chain.js";
+import {
+  EscrowClient,
+  privateKeyWallet,
+  rpcChain,
+  type ChainHandle,
+  scopedSessionId,
+} from "../../sdk/chain.js";
 import { Session } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 import { loadManifest } from "../../prover/artifacts.js";
@@ -24,7 +30,6 @@ let chain: ChainHandle;
 let dir: string;
 let env: Record<string, string>;
 const json = (out: string) => JSON.parse(out) as Record<string, any>;
-const sid = (label: string): Hex => keccak256(toHex(label));
 
 beforeAll(async () => {
   node = await startHardhatNode();
@@ -52,7 +57,8 @@ async function recordSession(label: string, recipients: string[]): Promise<Hex> 
     fromBlock: BigInt(deployment.fromBlock),
   });
   const store = TraceStore.open(env.VAI_STORE);
-  const sessionId = sid(label);
+  // Scoped to the provider's key, the account that opens it (sdk/chain.ts scopedSessionId).
+  const sessionId = scopedSessionId(escrow.wallet!.account!.address, label);
   const user = chain.wallets[1].account.address;
   const rec = await Session.open({
     store,
@@ -176,7 +182,7 @@ describe("vai, provider to user, on a hardhat node", () => {
     const strict = await vaiInProcess(["verify", claimId, "--recompile", "--verbose"], env);
     expect(strict.code, strict.out).toBe(0);
     expect(strict.out).toMatch(/✓ compiling that source again with solc 0\.8\.28\S* gives the on-chain code/);
-    expect(strict.out.match(/✓/g)).toHaveLength(9);
+    expect(strict.out.match(/✓/g)).toHaveLength(10);
   });
 
   it("verify: NOT valid, with the reason, against a tampered manifest or key", async () => {
@@ -256,8 +262,8 @@ describe("vai, provider to user, on a hardhat node", () => {
   });
 });
 
-describe("vai claim withdraw", () => {
-  it("gives the user the bond back from a claim the drained reserve cannot pay", async () => {
+describe("vai claim file against an earmarked reserve", () => {
+  it("refuses, in one line, a claim the reserve not yet earmarked for open claims cannot pay", async () => {
     const promiseFile = join(dir, "thin-promise.json");
     writeFileSync(
       promiseFile,
@@ -271,33 +277,26 @@ describe("vai claim withdraw", () => {
     const registered = await vaiInProcess(["promise", "register", "--file", promiseFile, "--json"], env);
     expect(registered.code, registered.err).toBe(0);
     const promiseId = json(registered.out).promiseId as string;
-    // Two claims while the reserve (= one payout) can pay; the first one's default drains it.
-    const claims: string[] = [];
-    for (const label of ["thin-1", "thin-2"]) {
-      const s = await recordSession(label, []);
-      const r = await vaiInProcess(
-        ["claim", "file", s, "--promise", promiseId, "--bond", "0.3", "--json"],
-        env,
-      );
-      expect(r.code, r.err).toBe(0);
-      claims.push(json(r.out).claimId);
-    }
-    const early = await vaiInProcess(["claim", "withdraw", claims[1]], env);
-    expect(early.err.trim()).toMatch(/withdrawClaim reverted: ProofWindowOpen/);
+    // The reserve is one payout: the first claim earmarks it, the second is refused at filing.
+    const [first, second] = [await recordSession("thin-1", []), await recordSession("thin-2", [])];
+    const filed = await vaiInProcess(
+      ["claim", "file", first, "--promise", promiseId, "--bond", "0.3", "--json"],
+      env,
+    );
+    expect(filed.code, filed.err).toBe(0);
+    const refused = await vaiInProcess(
+      ["claim", "file", second, "--promise", promiseId, "--bond", "0.3"],
+      env,
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.err.trim()).toMatch(/^vai claim file: fileClaim reverted: InsufficientReserve\(0, /);
+    // The first claim still defaults in full.
     await chain.testClient.increaseTime({ seconds: 3 * 24 * 3600 });
     await chain.testClient.mine({ blocks: 1 });
-    expect((await vaiInProcess(["claim", "default", claims[0]], env)).code).toBe(0);
-    // Sent as the provider, who is not the claimant.
-    const notUser = await vaiInProcess(["claim", "withdraw", claims[1], "--as", "provider"], env);
-    expect(notUser.err.trim()).toBe("vai claim withdraw: withdrawClaim reverted: NotUser()");
-    const back = await vaiInProcess(["claim", "withdraw", claims[1], "--json"], env);
-    expect(back.code, back.err).toBe(0);
-    expect(json(back.out)).toMatchObject({
-      claimant: chain.wallets[1].account.address,
-      bond: String(parseEther("0.3")),
-    });
-    const status = await vaiInProcess(["claim", "status", claims[1], "--json"], env);
-    expect(json(status.out)).toMatchObject({ status: "withdrawn", resolution: { event: "ClaimWithdrawn" } });
+    const claimId = json(filed.out).claimId as string;
+    expect((await vaiInProcess(["claim", "default", claimId], env)).code).toBe(0);
+    const status = await vaiInProcess(["claim", "status", claimId, "--json"], env);
+    expect(json(status.out)).toMatchObject({ status: "defaulted", resolution: { event: "ClaimDefaulted" } });
   });
 });
 

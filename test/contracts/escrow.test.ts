@@ -12,8 +12,10 @@ import {
   readArtifact,
   type ChainHandle,
   type Wallet,
+  scopedSessionId,
 } from "../../sdk/chain.js";
 import { accumulate, claimContext, FIELD_MODULUS } from "../../sdk/hash.js";
+import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
 const R = FIELD_MODULUS;
 const MAX_CHECKPOINTS = 3;
@@ -32,7 +34,7 @@ let small: Address, large: Address; // MockVerifiers for capacities 8 and 64
 let mockAbi: Awaited<ReturnType<typeof readArtifact>>["abi"];
 let snapshot: Hex;
 
-const sid = (label: string): Hex => keccak256(toHex(label));
+const sid = (label: string): Hex => scopedSessionId(HARDHAT_ACCOUNT_0, label);
 
 async function mock(address: Address, fn: string, args: readonly unknown[]) {
   const hash = await provider.writeContract({ address, abi: mockAbi, functionName: fn, args });
@@ -46,8 +48,6 @@ async function register(opts: { from?: Wallet; payout?: bigint; value?: bigint; 
     profileHash: opts.profile ?? PROFILE,
     payout: opts.payout ?? PAYOUT,
     value: opts.value,
-    capacities: [8, 64],
-    verifiers: [small, large],
   });
   return promiseId;
 }
@@ -72,6 +72,12 @@ async function filed(label: string, finalN = 5) {
   return { ...s, claimId };
 }
 
+/** AAP-4's two capacity classes, 8 and 64 records, served by the two mocks. */
+const registryFor = (predicateId: number, checkpoints: number) => [
+  { predicateId, capacity: 64, checkpoints, verifier: large },
+  { predicateId, capacity: 8, checkpoints, verifier: small },
+];
+
 async function nextBlockAt(timestamp: bigint) {
   await chain.testClient.setNextBlockTimestamp({ timestamp });
 }
@@ -80,10 +86,14 @@ beforeAll(async () => {
   chain = await embeddedChain();
   [provider, user, stranger, otherProvider] = chain.wallets;
   poseidon3 = (await deployPoseidon3(chain, provider)).address;
-  const { address } = await deployEscrow(chain, provider, { poseidon3, maxCheckpoints: MAX_CHECKPOINTS });
-  escrow = await EscrowClient.connect(chain, address, provider);
   small = (await deployContract(chain, provider, "MockVerifier")).address;
   large = (await deployContract(chain, provider, "MockVerifier")).address;
+  const { address } = await deployEscrow(chain, provider, {
+    poseidon3,
+    maxCheckpoints: MAX_CHECKPOINTS,
+    registry: registryFor(4, MAX_CHECKPOINTS),
+  });
+  escrow = await EscrowClient.connect(chain, address, provider);
   mockAbi = (await readArtifact("MockVerifier")).abi;
   snapshot = await chain.testClient.snapshot();
 });
@@ -96,16 +106,44 @@ beforeEach(async () => {
 describe("constructor", () => {
   it("rejects a Poseidon address without code and a zero checkpoint cap", async () => {
     await expect(
-      deployEscrow(chain, provider, { poseidon3: stranger.account.address, maxCheckpoints: 4 }),
+      deployEscrow(chain, provider, { poseidon3: stranger.account.address, maxCheckpoints: 4, registry: [] }),
     ).rejects.toThrow(/InvalidConfig/);
-    await expect(deployEscrow(chain, provider, { poseidon3, maxCheckpoints: 0 })).rejects.toThrow(
-      /InvalidConfig/,
+    await expect(
+      deployEscrow(chain, provider, { poseidon3, maxCheckpoints: 0, registry: [] }),
+    ).rejects.toThrow(/InvalidConfig/);
+  });
+
+  it("fixes the verifier registry: code at every address, the escrow's checkpoint count, ascending capacities", async () => {
+    const deploy = (
+      registry: { predicateId: number; capacity: number; checkpoints: number; verifier: Address }[],
+    ) => deployContract(chain, provider, "Escrow", [poseidon3, 4, registry]);
+    const entry = { predicateId: 1, capacity: 8, checkpoints: 4, verifier: small };
+    const zero = "0x0000000000000000000000000000000000000000";
+    await expect(deploy([{ ...entry, verifier: zero }])).rejects.toThrow(/VerifierNotContract/);
+    await expect(deploy([{ ...entry, verifier: stranger.account.address }])).rejects.toThrow(
+      /VerifierNotContract/,
     );
+    await expect(deploy([{ ...entry, checkpoints: 5 }])).rejects.toThrow(/CheckpointsMismatch/);
+    await expect(deploy([{ ...entry, capacity: 0 }])).rejects.toThrow(/BadCapacities/);
+    await expect(deploy([entry, { ...entry, capacity: 8 }])).rejects.toThrow(/BadCapacities/);
+    await expect(deploy([{ ...entry, capacity: 64 }, entry])).rejects.toThrow(/BadCapacities/);
+    const seventeen = Array.from({ length: 17 }, (_, i) => ({ ...entry, capacity: i + 1 }));
+    await expect(deploy(seventeen)).rejects.toThrow(/TooManyVerifiers/);
+    // Another predicate's list starts afresh; deployEscrow sorts what the constructor needs in order.
+    const both = await deployEscrow(chain, provider, {
+      poseidon3,
+      maxCheckpoints: 4,
+      registry: [{ ...entry, predicateId: 2 }, entry, { ...entry, capacity: 64, verifier: large }],
+    });
+    const client = await EscrowClient.connect(chain, both.address, provider);
+    expect(await client.verifierSet(1)).toEqual({ capacities: [8, 64], verifiers: [small, large] });
+    expect(await client.verifierSet(2)).toEqual({ capacities: [8], verifiers: [small] });
+    expect(await client.verifierSet(3)).toEqual({ capacities: [], verifiers: [] });
   });
 });
 
 describe("registerPromise / fund", () => {
-  it("numbers promises from 1 and snapshots the verifier set", async () => {
+  it("numbers promises from 1 and serves them with the registry's verifiers for their predicate", async () => {
     expect(await register()).toBe(1n);
     expect(await register({ value: PAYOUT * 3n })).toBe(2n);
     const p = await escrow.promise(2n);
@@ -120,37 +158,14 @@ describe("registerPromise / fund", () => {
     expect(p.verifiers).toEqual([small, large]);
   });
 
-  it("checks payout, reserve, capacities, verifiers and field elements", async () => {
-    const base = {
-      predicateId: 1,
-      paramsHash: 1n,
-      profileHash: 1n,
-      payout: PAYOUT,
-      capacities: [8],
-      verifiers: [small],
-    };
+  it("checks payout, reserve, a predicate the registry serves, and field elements", async () => {
+    const base = { predicateId: 4, paramsHash: 1n, profileHash: 1n, payout: PAYOUT };
     await expect(escrow.registerPromise({ ...base, payout: 0n })).rejects.toThrow(/ZeroPayout/);
     await expect(escrow.registerPromise({ ...base, value: PAYOUT - 1n })).rejects.toThrow(
       /InsufficientReserve/,
     );
-    await expect(escrow.registerPromise({ ...base, capacities: [], verifiers: [] })).rejects.toThrow(
-      /BadCapacities/,
-    );
-    await expect(
-      escrow.registerPromise({ ...base, capacities: [8, 8], verifiers: [small, large] }),
-    ).rejects.toThrow(/BadCapacities/);
-    await expect(
-      escrow.registerPromise({ ...base, capacities: [64, 8], verifiers: [small, large] }),
-    ).rejects.toThrow(/BadCapacities/);
-    await expect(escrow.registerPromise({ ...base, capacities: [8, 64] })).rejects.toThrow(/LengthMismatch/);
-    const zero = "0x0000000000000000000000000000000000000000";
-    await expect(escrow.registerPromise({ ...base, verifiers: [zero] })).rejects.toThrow(
-      /VerifierNotContract/,
-    );
-    const caps = Array.from({ length: 17 }, (_, i) => i + 1);
-    await expect(
-      escrow.registerPromise({ ...base, capacities: caps, verifiers: caps.map(() => small) }),
-    ).rejects.toThrow(/TooManyVerifiers/);
+    // No verifier address is an argument any more: a predicate without registry entries cannot be promised.
+    await expect(escrow.registerPromise({ ...base, predicateId: 1 })).rejects.toThrow(/UnknownPredicate/);
     await expect(escrow.registerPromise({ ...base, paramsHash: R })).rejects.toThrow(/NotFieldElement/);
     await expect(escrow.registerPromise({ ...base, profileHash: R })).rejects.toThrow(/NotFieldElement/);
     await expect(
@@ -177,12 +192,24 @@ describe("sessions and checkpoints", () => {
       acc: 0n,
       closed: false,
     });
-    await expect(escrow.as(stranger).openSession(sid("a"), user.account.address, 1n)).rejects.toThrow(
-      /SessionExists/,
-    );
+    await expect(escrow.openSession(sid("a"), user.account.address, 1n)).rejects.toThrow(/SessionExists/);
     const zero = "0x0000000000000000000000000000000000000000";
     await expect(escrow.openSession(sid("b"), zero, 1n)).rejects.toThrow(/ZeroAddress/);
     await expect(escrow.openSession(sid("b"), user.account.address, R)).rejects.toThrow(/NotFieldElement/);
+  });
+
+  it("refuses an id not scoped to the sender: a copied openSession cannot take the provider's id", async () => {
+    // The front-runner replays the provider's pending transaction from its own account first.
+    const id = sid("front-run");
+    await expect(escrow.as(stranger).openSession(id, stranger.account.address, PROFILE)).rejects.toThrow(
+      /ForeignSessionId/,
+    );
+    await escrow.openSession(id, user.account.address, PROFILE);
+    expect((await escrow.session(id)).provider).toBe(provider.account.address);
+    // The stranger's own ids are its own.
+    await escrow
+      .as(stranger)
+      .openSession(scopedSessionId(stranger.account.address, "mine"), user.account.address, PROFILE);
   });
 
   it("accepts checkpoints only from the provider, strictly increasing from 1, up to the cap", async () => {
@@ -264,18 +291,31 @@ describe("fileClaim", () => {
     await expect(escrow.as(user).fileClaim(other.sessionId, promiseId, BOND)).resolves.toBeDefined();
   });
 
-  it("refuses a claim the reserve cannot pay", async () => {
-    const a = await filed("k");
-    const b = await closedSession("l"); // registers promise 2; claim on promise 1 over session l instead
+  it("earmarks the payout at filing: a claim the unearmarked reserve cannot pay is refused then, not starved later", async () => {
+    const a = await filed("k"); // earmarks promise 1's whole reserve (1 ETH)
+    expect(await escrow.availableReserve(a.promiseId)).toBe(0n);
+    const b = await closedSession("l"); // registers promise 2; the claim below is on promise 1 over session l
+    await expect(escrow.as(user).fileClaim(b.sessionId, a.promiseId, BOND)).rejects.toThrow(
+      /InsufficientReserve/,
+    );
+    await escrow.fund(a.promiseId, PAYOUT);
+    expect(await escrow.availableReserve(a.promiseId)).toBe(PAYOUT);
     const { claimId: c2 } = await escrow.as(user).fileClaim(b.sessionId, a.promiseId, BOND);
-    await escrow.settle(a.claimId, PROOF, true); // reserve 1 ETH -> 0
-    await expect(escrow.settle(c2, PROOF, true)).rejects.toThrow(/InsufficientReserve/);
+    // Both open claims are payable, in either order.
+    await escrow.settle(c2, PROOF, true);
+    await escrow.settle(a.claimId, PROOF, true);
+    expect((await escrow.promise(a.promiseId)).reserve).toBe(0n);
     const c = await closedSession("m");
     await expect(escrow.as(user).fileClaim(c.sessionId, a.promiseId, BOND)).rejects.toThrow(
       /InsufficientReserve/,
     );
-    // A satisfied outcome needs no reserve: the bond goes to the provider.
-    await expect(escrow.settle(c2, PROOF, false)).resolves.toMatchObject({ amount: BOND });
+  });
+
+  it("a satisfied outcome frees the earmark and pays the bond to the provider", async () => {
+    const a = await filed("k2");
+    expect(await escrow.availableReserve(a.promiseId)).toBe(0n);
+    await expect(escrow.settle(a.claimId, PROOF, false)).resolves.toMatchObject({ amount: BOND });
+    expect(await escrow.availableReserve(a.promiseId)).toBe(PAYOUT);
   });
 });
 
@@ -369,7 +409,7 @@ describe("claimDefault", () => {
     await expect(escrow.settle(claimId, PROOF, false)).rejects.toThrow(/ClaimNotOpen/);
   });
 
-  it("does not apply to a settled claim, and pays nothing while the reserve is short", async () => {
+  it("does not apply to a settled claim, and always finds the earmarked payout", async () => {
     const a = await filed("u");
     await escrow.settle(a.claimId, PROOF, false);
     await chain.testClient.increaseTime({ seconds: Number(PROOF_WINDOW) });
@@ -377,13 +417,12 @@ describe("claimDefault", () => {
 
     const b = await closedSession("v");
     const c = await closedSession("w");
+    await escrow.fund(b.promiseId, PAYOUT);
     const { claimId: cb } = await escrow.as(user).fileClaim(b.sessionId, b.promiseId, BOND);
     const { claimId: cc } = await escrow.as(user).fileClaim(c.sessionId, b.promiseId, BOND);
     await chain.testClient.increaseTime({ seconds: Number(PROOF_WINDOW) });
-    await escrow.claimDefault(cb);
-    await expect(escrow.claimDefault(cc)).rejects.toThrow(/InsufficientReserve/);
-    await escrow.fund(b.promiseId, PAYOUT);
     await expect(escrow.claimDefault(cc)).resolves.toMatchObject({ amount: PAYOUT + BOND });
+    await expect(escrow.claimDefault(cb)).resolves.toMatchObject({ amount: PAYOUT + BOND });
   });
 });
 

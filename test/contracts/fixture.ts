@@ -12,7 +12,9 @@ import {
   readArtifact,
   type ChainHandle,
   type Wallet,
+  scopedSessionId,
 } from "../../sdk/chain.js";
+import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
 export const DAY = 24n * 3600n;
 export const PROOF_WINDOW = 3n * DAY;
@@ -23,7 +25,9 @@ export const PROFILE = 77n;
 export const PARAMS = 1234n;
 export const PROOF = [11n, 12n, 13n, 14n, 15n, 16n, 17n, 18n] as const;
 
-export const sid = (label: string): Hex => keccak256(toHex(label));
+/** A session id scoped to `provider` (default: the fixture's provider, Hardhat's account 0). */
+export const sid = (label: string, provider: Address = HARDHAT_ACCOUNT_0): Hex =>
+  scopedSessionId(provider, label);
 
 export interface Fixture {
   chain: ChainHandle;
@@ -48,14 +52,17 @@ export function escrowFixture(opts: { maxCheckpoints?: number } = {}): Fixture {
     fx.chain = await embeddedChain();
     [fx.provider, fx.user, fx.stranger, fx.otherProvider, fx.otherUser] = fx.chain.wallets;
     const poseidon3 = (await deployPoseidon3(fx.chain, fx.provider)).address;
+    // The registry: one switchable verifier for AAP-4 (predicate 4), fixed at deployment like every verifier.
+    fx.verifier = (await deployContract(fx.chain, fx.provider, "MockVerifier")).address;
+    const maxCheckpoints = opts.maxCheckpoints ?? 8;
     const { address } = await deployEscrow(fx.chain, fx.provider, {
       poseidon3,
-      maxCheckpoints: opts.maxCheckpoints ?? 8,
+      maxCheckpoints,
+      registry: [{ predicateId: 4, capacity: 64, checkpoints: maxCheckpoints, verifier: fx.verifier }],
     });
     fx.escrow = await EscrowClient.connect(fx.chain, address, fx.provider);
     fx.asUser = fx.escrow.as(fx.user);
     fx.asStranger = fx.escrow.as(fx.stranger);
-    fx.verifier = (await deployContract(fx.chain, fx.provider, "MockVerifier")).address;
     fx.mockAbi = (await readArtifact("MockVerifier")).abi;
     snapshot = await fx.chain.testClient.snapshot();
   });
@@ -87,8 +94,6 @@ export async function register(
     profileHash: o.profile ?? PROFILE,
     payout: o.payout ?? PAYOUT,
     value: o.reserve,
-    capacities: [64],
-    verifiers: [fx.verifier],
   });
   return promiseId;
 }
@@ -99,8 +104,8 @@ export async function session(
   label: string,
   o: { user?: Wallet | Address; from?: Wallet; checkpoints?: number; close?: boolean } = {},
 ): Promise<Hex> {
-  const sessionId = sid(label);
   const as = fx.escrow.as(o.from ?? fx.provider);
+  const sessionId = sid(label, (o.from ?? fx.provider).account!.address);
   const user = typeof o.user === "string" ? o.user : (o.user ?? fx.user).account.address;
   await as.openSession(sessionId, user, PROFILE);
   const k = o.checkpoints ?? 1;

@@ -15,10 +15,12 @@ import {
   type ChainHandle,
   type Wallet,
   POSEIDON3_ABI,
+  scopedSessionId,
 } from "../../sdk/chain.js";
 import { accumulate, FIELD_MODULUS, foldCheckpoint, poseidon } from "../../sdk/hash.js";
 import { POSEIDON_T4_PATH, poseidon3Reference, poseidonT4Source } from "../../scripts/gen-poseidon3.js";
 import { checkPoseidon3 } from "../../scripts/cli/verify-settlement.js";
+import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
 const R = FIELD_MODULUS;
 /** Field elements with their edges (0, 1, r - 1) over-represented, and any 256-bit word. */
@@ -56,7 +58,7 @@ function* randomFields(seed: bigint): Generator<bigint> {
 }
 
 async function runSession(checkpoints: { n: number; root: bigint }[]): Promise<Hex> {
-  const sessionId = keccak256(toHex(`parity-${sessions++}`));
+  const sessionId = scopedSessionId(HARDHAT_ACCOUNT_0, `parity-${sessions++}`);
   await escrow.openSession(sessionId, user.account.address, 1n);
   let acc = 0n;
   for (const c of checkpoints) {
@@ -72,7 +74,7 @@ beforeAll(async () => {
   [provider, user] = chain.wallets;
   poseidon3 = (await deployPoseidon3(chain, provider)).address;
   circomlib3 = (await deployCircomlibPoseidon3(chain, provider)).address;
-  const { address } = await deployEscrow(chain, provider, { poseidon3, maxCheckpoints: 64 });
+  const { address } = await deployEscrow(chain, provider, { poseidon3, maxCheckpoints: 64, registry: [] });
   escrow = await EscrowClient.connect(chain, address, provider);
 });
 
@@ -83,13 +85,17 @@ describe("the escrow's Poseidon(3) is checked", () => {
   it("the constructor refuses a contract that does not answer Poseidon(1, 2, 3)", async () => {
     const fake = await deployContract(chain, provider, "FakePoseidon");
     await expect(
-      deployEscrow(chain, provider, { poseidon3: fake.address, maxCheckpoints: 4 }),
+      deployEscrow(chain, provider, { poseidon3: fake.address, maxCheckpoints: 4, registry: [] }),
     ).rejects.toThrow(/InvalidConfig/);
   });
 
   it("vai verify's check names a Poseidon whose code is not contracts/PoseidonT4.sol, and passes the real one", async () => {
     // circomlibjs' contract computes the same function, so only the code comparison tells it apart.
-    const other = await deployEscrow(chain, provider, { poseidon3: circomlib3, maxCheckpoints: 4 });
+    const other = await deployEscrow(chain, provider, {
+      poseidon3: circomlib3,
+      maxCheckpoints: 4,
+      registry: [],
+    });
     await expect(checkPoseidon3(chain, other.address)).rejects.toThrow(
       /does not run contracts\/PoseidonT4.sol/,
     );

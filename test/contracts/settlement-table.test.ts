@@ -30,18 +30,20 @@ interface Ctx {
   claimId: bigint;
 }
 
-/** A claim on a closed (or unclosed) session, over a promise whose reserve is exactly the payout, or drained. */
-async function filed(o: { close?: boolean; drained?: boolean } = {}): Promise<Ctx> {
+/**
+ * A claim on a closed (or unclosed) session, over a promise whose reserve is exactly the payout; with
+ * `earlier`, another session's claim was filed first and holds the earmark, and this one was filed after
+ * the promise was funded for it.
+ */
+async function filed(o: { close?: boolean; earlier?: boolean } = {}): Promise<Ctx> {
   const promiseId = await register(fx);
+  if (o.earlier) {
+    await claim(fx, await session(fx, "earlier"), promiseId);
+    expect(await fx.escrow.availableReserve(promiseId)).toBe(0n);
+    await fx.asStranger.fund(promiseId, PAYOUT);
+  }
   const sessionId = await session(fx, "row", { close: o.close });
   const claimId = await claim(fx, sessionId, promiseId);
-  if (o.drained) {
-    // Another session's violation takes the whole reserve first (claims race; filing reserves nothing).
-    const other = await session(fx, "drainer");
-    const first = await claim(fx, other, promiseId);
-    await fx.escrow.settle(first, PROOF, true);
-    expect((await fx.escrow.promise(promiseId)).reserve).toBe(0n);
-  }
   return { promiseId, sessionId, claimId };
 }
 
@@ -121,50 +123,25 @@ const rows: Row[] = [
     resolved: true,
   },
   {
-    row: "6. proof of violation while R < p: no partial payment, the claim stays open",
-    setup: () => filed({ drained: true }),
+    row: "6. proof of violation on a claim filed second: its earmarked payout is there",
+    setup: () => filed({ earlier: true }),
     act: (c) => fx.escrow.settle(c.claimId, PROOF, true),
-    error: /InsufficientReserve/,
-    status: ClaimStatus.Open,
-    resolved: false,
+    user: PAYOUT + BOND,
+    reserve: -PAYOUT,
+    status: ClaimStatus.Settled,
+    resolved: true,
   },
   {
-    row: "7. proof of satisfaction while R < p: provider still gets b",
-    setup: () => filed({ drained: true }),
+    row: "7. proof of satisfaction on a claim filed second: provider gets b, the earmark is freed",
+    setup: () => filed({ earlier: true }),
     act: (c) => fx.escrow.settle(c.claimId, PROOF, false),
     provider: BOND,
     status: ClaimStatus.Settled,
     resolved: true,
   },
   {
-    row: "8. default while R < p: no partial payment, the claim stays open",
-    setup: () => filed({ drained: true }),
-    act: async (c) => {
-      await afterWindow(c);
-      return fx.asUser.claimDefault(c.claimId);
-    },
-    error: /InsufficientReserve/,
-    status: ClaimStatus.Open,
-    resolved: false,
-  },
-  {
-    row: "9. default owed while R < p: the claimant withdraws the bond, the pair stays open",
-    setup: () => filed({ drained: true }),
-    act: async (c) => {
-      await afterWindow(c);
-      return fx.asUser.withdrawClaim(c.claimId);
-    },
-    user: BOND,
-    status: ClaimStatus.Withdrawn,
-    resolved: false,
-  },
-  {
-    row: "10. default owed while R < p, then the promise is funded: default pays p + b",
-    setup: async () => {
-      const c = await filed({ drained: true });
-      await fx.asStranger.fund(c.promiseId, PAYOUT);
-      return c;
-    },
+    row: "8. default on a claim filed second: pays p + b from its earmark",
+    setup: () => filed({ earlier: true }),
     act: async (c) => {
       await afterWindow(c);
       return fx.asUser.claimDefault(c.claimId);
@@ -192,25 +169,6 @@ const rows: Row[] = [
       await at(fx, (await filedAt(fx, c.claimId)) + PROOF_WINDOW - 1n);
       return fx.asUser.claimDefault(c.claimId);
     },
-    error: /ProofWindowOpen/,
-    status: ClaimStatus.Open,
-    resolved: false,
-  },
-  {
-    row: "13. withdrawing a claim the reserve can pay is refused (it defaults instead)",
-    setup: () => filed(),
-    act: async (c) => {
-      await afterWindow(c);
-      return fx.asUser.withdrawClaim(c.claimId);
-    },
-    error: /ReserveSufficient/,
-    status: ClaimStatus.Open,
-    resolved: false,
-  },
-  {
-    row: "14. withdrawing a claim before its proof window ends is refused (the provider may still prove)",
-    setup: () => filed({ drained: true }),
-    act: (c) => fx.asUser.withdrawClaim(c.claimId),
     error: /ProofWindowOpen/,
     status: ClaimStatus.Open,
     resolved: false,
@@ -270,10 +228,13 @@ describe("claims the table never admits", () => {
     expect(await f.chain.publicClient.getBalance({ address: f.escrow.address })).toBe(held); // no bond kept
   }
 
-  it("16. a claim while R < p is refused and takes no bond", async () => {
-    const c = await filed({ drained: true });
+  it("16. a claim the unearmarked reserve cannot pay is refused at filing and takes no bond", async () => {
+    const c = await filed(); // holds the whole reserve
     const s = await session(fx, "later");
     await rejected(fx, () => fx.asUser.fileClaim(s, c.promiseId, BOND), /InsufficientReserve/);
+    // Once the first claim is resolved as satisfied, its earmark is free again.
+    await fx.escrow.settle(c.claimId, PROOF, false);
+    await expect(fx.asUser.fileClaim(s, c.promiseId, BOND)).resolves.toBeDefined();
   });
 
   it("17. a second claim while one is open on the pair is refused", async () => {
@@ -289,19 +250,19 @@ describe("claims the table never admits", () => {
     await rejected(fx, () => fx.escrow.fileClaim(s, promiseId, BOND), /NotUser/);
   });
 
-  it("19. after a withdrawal the pair can be claimed again, and then pays once", async () => {
-    const c = await filed({ drained: true });
-    await afterWindow(c);
-    await fx.asUser.withdrawClaim(c.claimId);
-    await rejected(fx, () => fx.asUser.fileClaim(c.sessionId, c.promiseId, BOND), /InsufficientReserve/);
-    await fx.escrow.fund(c.promiseId, 2n * PAYOUT);
-    const again = await claim(fx, c.sessionId, c.promiseId);
-    await whatIf(fx, async () => {
-      await fx.escrow.settle(again, PROOF, true);
-      await rejected(fx, () => fx.asUser.fileClaim(c.sessionId, c.promiseId, BOND), /PairResolved/);
-    });
-    await at(fx, (await filedAt(fx, again)) + PROOF_WINDOW);
-    expect((await fx.asUser.claimDefault(again)).amount).toBe(PAYOUT + BOND);
+  it("19. a self-claim filed first holds the reserve: an honest claim after it is refused at filing, not starved", async () => {
+    // The provider opens a session naming an address it controls (otherUser) and files on it first.
+    const promiseId = await register(fx);
+    const self = await session(fx, "self", { user: fx.otherUser });
+    const selfClaim = await fx.escrow.as(fx.otherUser).fileClaim(self, promiseId, 1n);
+    const honest = await session(fx, "honest");
+    await rejected(fx, () => fx.asUser.fileClaim(honest, promiseId, BOND), /InsufficientReserve/);
+    // The user sees, before relying on the promise, that nothing is available.
+    expect(await fx.escrow.availableReserve(promiseId)).toBe(0n);
+    // Defaulting the self-claim buys the reserve back, visibly, after 3 days and a bond.
+    await at(fx, (await filedAt(fx, selfClaim.claimId)) + PROOF_WINDOW);
+    await fx.escrow.claimDefault(selfClaim.claimId);
+    expect((await fx.escrow.promise(promiseId)).reserve).toBe(0n);
     await expectSolvent(fx, addressesOf(fx));
   });
 });

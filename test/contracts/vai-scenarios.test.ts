@@ -70,8 +70,9 @@ describe("VAI escrow scenarios", () => {
   });
 
   it("a satisfied pair does not clear other sessions or promises", async () => {
-    const p1 = await register(fx);
-    const p2 = await register(fx);
+    // Reserves for two open claims each: the earmarks are not what this is about.
+    const p1 = await register(fx, { reserve: 2n * PAYOUT });
+    const p2 = await register(fx, { reserve: 2n * PAYOUT });
     const s1 = await session(fx, "s1");
     const s2 = await session(fx, "s2");
     await fx.escrow.settle(await claim(fx, s1, p1), PROOF, false);
@@ -111,24 +112,19 @@ describe("VAI escrow scenarios", () => {
     await solvent();
   });
 
-  it("a claim storm drains to lapse, then funding cures it; the loser of a lapse race exits with its bond", async () => {
+  it("a claim storm is paid in filing order: claims past the reserve are refused at filing, funding admits more", async () => {
     const promiseId = await register(fx, { reserve: 2n * PAYOUT });
     const storm = [];
-    for (let i = 0; i < 4; i++) storm.push(await claim(fx, await session(fx, `storm-${i}`), promiseId));
-    await at(fx, (await filedAt(fx, storm[3])) + PROOF_WINDOW);
-    await fx.asUser.claimDefault(storm[0]);
-    await fx.asUser.claimDefault(storm[1]);
-    const lapsed = await fx.escrow.promise(promiseId);
-    expect(lapsed.reserve).toBe(0n); // drained: two payouts, nothing partial
-    await expect(fx.asUser.claimDefault(storm[2])).rejects.toThrow(/InsufficientReserve/);
-    await expect(claim(fx, await session(fx, "late"), promiseId)).rejects.toThrow(/InsufficientReserve/);
-    // The loser of the race exits with its bond; the pair stays open.
-    expect(await fx.asUser.withdrawClaim(storm[2])).toMatchObject({ bond: BOND });
-    // Funding cures the lapse: the remaining claim defaults in full.
+    for (let i = 0; i < 2; i++) storm.push(await claim(fx, await session(fx, `storm-${i}`), promiseId));
+    // The reserve holds two payouts, both earmarked: a third claim is refused now, not starved later.
+    expect(await fx.escrow.availableReserve(promiseId)).toBe(0n);
+    await expect(claim(fx, await session(fx, "storm-2"), promiseId)).rejects.toThrow(/InsufficientReserve/);
     await fx.asStranger.fund(promiseId, PAYOUT);
-    expect(await fx.asUser.claimDefault(storm[3])).toMatchObject({ amount: PAYOUT + BOND });
-    expect(await fx.escrow.credits(fx.user.account.address)).toBe(3n * (PAYOUT + BOND) + BOND);
-    expect((await fx.escrow.promise(promiseId)).openClaims).toBe(0);
+    storm.push(await claim(fx, await session(fx, "storm-3"), promiseId));
+    await at(fx, (await filedAt(fx, storm[2])) + PROOF_WINDOW);
+    for (const c of storm) expect(await fx.asUser.claimDefault(c)).toMatchObject({ amount: PAYOUT + BOND });
+    expect(await fx.escrow.credits(fx.user.account.address)).toBe(3n * (PAYOUT + BOND));
+    expect(await fx.escrow.promise(promiseId)).toMatchObject({ reserve: 0n, openClaims: 0 });
     await solvent();
   });
 
@@ -194,18 +190,14 @@ describe("VAI escrow scenarios", () => {
     await solvent();
   });
 
-  it("a pair can be re-challenged after a withdrawal", async () => {
+  it("a satisfied claim frees its earmark for the next session's claim", async () => {
     const promiseId = await register(fx);
     const [a, b] = [await session(fx, "a"), await session(fx, "b")];
     const ca = await claim(fx, a, promiseId);
+    await expect(claim(fx, b, promiseId)).rejects.toThrow(/InsufficientReserve/);
+    await fx.escrow.settle(ca, PROOF, false);
     const cb = await claim(fx, b, promiseId);
-    await fx.escrow.settle(ca, PROOF, true); // reserve 0
-    await at(fx, (await filedAt(fx, cb)) + PROOF_WINDOW);
-    await fx.asUser.withdrawClaim(cb);
-    expect(await fx.escrow.pair(b, promiseId)).toEqual({ openClaimId: 0n, resolved: false });
-    await fx.escrow.fund(promiseId, PAYOUT);
-    const again = await claim(fx, b, promiseId);
-    expect(await fx.escrow.settle(again, PROOF, true)).toMatchObject({ amount: PAYOUT + BOND });
+    expect(await fx.escrow.settle(cb, PROOF, true)).toMatchObject({ amount: PAYOUT + BOND });
     await solvent();
   });
 

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { keccak256, parseEther, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { embeddedChain, type ChainHandle } from "../../sdk/chain.js";
+import { embeddedChain, type ChainHandle, scopedSessionId } from "../../sdk/chain.js";
 import { assertWellFormedAmount } from "../../sdk/encoding.js";
 import { Session, type RecordBody } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
@@ -15,6 +15,7 @@ import { answerClaim } from "../../prover/claims.js";
 import { deployZkVai, registerPromise, type Deployment } from "../../prover/deploy.js";
 import { releaseProver } from "../../prover/prove.js";
 import { predicateFixtures, type PredicateFixture } from "../helpers/fixtures.js";
+import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
 const PAYOUT = parseEther("1");
 const BOND = parseEther("0.1");
@@ -47,7 +48,7 @@ async function settleFixture(f: PredicateFixture) {
     payout: PAYOUT,
     reserve: PAYOUT,
   });
-  const sessionId = keccak256(toHex(`${f.file}:${Date.now()}`));
+  const sessionId = scopedSessionId(HARDHAT_ACCOUNT_0, `${f.file}:${Date.now()}`);
   const session = await Session.open({
     store,
     escrow,

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { keccak256, parseEther, toHex, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { embeddedChain, type ChainHandle, type EscrowClient } from "../../sdk/chain.js";
+import { embeddedChain, type ChainHandle, type EscrowClient, scopedSessionId } from "../../sdk/chain.js";
 import type { EncodingProfile } from "../../sdk/profile.js";
 import { Session } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
@@ -15,6 +15,7 @@ import { ProofError, prove, releaseProver, verifyLocally } from "../../prover/pr
 import { claimInput } from "../../prover/witness.js";
 import { aap4Recipients } from "../../sdk/predicates/aap4-recipients.js";
 import type { TraceRecord } from "../../sdk/records.js";
+import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
 const PROFILE: EncodingProfile = { version: 1, tools: { read: {}, send_email: { target: "to" } } };
 const THETA = { outboundTools: ["send_email"], allowlist: ["alice@a.example", "bob@a.example"] };
@@ -30,7 +31,7 @@ let user: `0x${string}`;
 let promiseId: bigint;
 let twinPromiseId: bigint;
 
-const sid = (label: string): Hex => keccak256(toHex(label));
+const sid = (label: string): Hex => scopedSessionId(HARDHAT_ACCOUNT_0, label);
 
 type Step = { tool: string; to?: string | string[] } | { checkpoint: true };
 async function session(label: string, steps: Step[], secret?: bigint): Promise<Hex> {

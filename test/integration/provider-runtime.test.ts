@@ -9,7 +9,14 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { keccak256, parseEther, toHex, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ClaimStatus, EscrowClient, REPO_ROOT, rpcChain, type ChainHandle } from "../../sdk/chain.js";
+import {
+  ClaimStatus,
+  EscrowClient,
+  REPO_ROOT,
+  rpcChain,
+  type ChainHandle,
+  scopedSessionId,
+} from "../../sdk/chain.js";
 import { encodeRecord } from "../../sdk/encoding.js";
 import { commitmentRoot, prefixCommitment } from "../../sdk/merkle.js";
 import { PREDICATES } from "../../sdk/predicates/index.js";
@@ -22,6 +29,7 @@ import { ClaimWatcher } from "../../prover/watcher.js";
 import { memoryLogger } from "../../sdk/log.js";
 import { startHardhatNode } from "../../scripts/lib/hardhat-node.js";
 import { startRpcProxy, type RpcProxy } from "../helpers/rpc-proxy.js";
+import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
 const PROFILE: EncodingProfile = { version: 1, tools: { read: {}, send_email: { target: "to" } } };
 const THETA = { outboundTools: ["send_email"], allowlist: ["alice@a.example", "bob@a.example"] };
@@ -44,7 +52,7 @@ const storePath = join(dir, "provider.sqlite");
 let store: TraceStore;
 const children: ChildProcess[] = [];
 
-const sid = (label: string): Hex => keccak256(toHex(`${label}:${dir}`));
+const sid = (label: string): Hex => scopedSessionId(HARDHAT_ACCOUNT_0, `${label}:${dir}`);
 
 async function freePort(): Promise<number> {
   const server = createServer();

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { CanonicalJsonError, canonicalJson, toMinorUnits } from "../../sdk/canonical.js";
+import { CanonicalJsonError, MAX_JSON_DEPTH, canonicalJson, toMinorUnits } from "../../sdk/canonical.js";
+
+/** An array nested `depth` levels deep, built without recursion. */
+function nested(depth: number): unknown {
+  let v: unknown = 0;
+  for (let i = 0; i < depth; i++) v = [v];
+  return v;
+}
 
 describe("canonicalJson (RFC 8785)", () => {
   it("sorts keys by UTF-16 code units and drops whitespace", () => {
@@ -19,6 +26,78 @@ describe("canonicalJson (RFC 8785)", () => {
     expect(() => canonicalJson({ big: 2 ** 60 })).toThrow(/beyond 2\^53/);
     expect(() => canonicalJson({ f: () => 1 })).toThrow(/function is not JSON/);
     expect(() => canonicalJson({ d: new Date(0) })).toThrow(/Date is not plain JSON/);
+  });
+});
+
+// Whatever a value does, canonicalJson answers with its canonical text or a CanonicalJsonError
+// naming the path: callers that record a tool's result tell "not JSON" apart from their own
+// failures by that type alone (issue 16, finding 6).
+describe("canonicalJson refuses hostile values with a CanonicalJsonError only", () => {
+  it("refuses a cycle, but writes a shared reference twice", () => {
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = { back: cyclic };
+    expect(() => canonicalJson(cyclic)).toThrow(/\$\.self\.back: cycle/);
+    const shared = { x: 1 };
+    expect(canonicalJson({ a: shared, b: [shared] })).toBe('{"a":{"x":1},"b":[{"x":1}]}');
+  });
+
+  it("refuses nesting past MAX_JSON_DEPTH, 50,000 deep included, without a stack overflow", () => {
+    expect(() => canonicalJson(nested(MAX_JSON_DEPTH))).not.toThrow();
+    expect(() => canonicalJson(nested(MAX_JSON_DEPTH + 1))).toThrow(CanonicalJsonError);
+    expect(() => canonicalJson(nested(50_000))).toThrow(/nested deeper than 256 levels/);
+  });
+
+  it("wraps a throwing getter or Proxy trap, naming the path", () => {
+    const getter = {
+      ok: 1,
+      get bad(): number {
+        throw new Error("boom");
+      },
+    };
+    expect(() => canonicalJson({ r: getter })).toThrow(/\$\.r\.bad: reading it threw: boom/);
+    const trap = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new TypeError("no keys");
+        },
+      },
+    );
+    expect(() => canonicalJson(trap)).toThrow(CanonicalJsonError);
+    expect(() => canonicalJson(trap)).toThrow(/no keys/);
+    const hostile = {
+      get x(): number {
+        throw {
+          get message(): string {
+            throw new Error("again");
+          },
+        };
+      },
+    };
+    expect(() => canonicalJson(hostile)).toThrow(/cannot be described/);
+  });
+
+  it("reads each property once, so a getter cannot change the text between checks", () => {
+    let reads = 0;
+    const once = {
+      get v() {
+        return ++reads;
+      },
+    };
+    expect(canonicalJson(once)).toBe('{"v":1}');
+    expect(reads).toBe(1);
+  });
+
+  it("refuses an array hole instead of writing `[,1]`", () => {
+    // eslint-disable-next-line no-sparse-arrays
+    expect(() => canonicalJson([, 1])).toThrow(/\$\[0\]: undefined is not JSON/);
+  });
+
+  it("omits undefined properties by default, and refuses them when asked", () => {
+    expect(canonicalJson({ x: undefined, y: 1 })).toBe('{"y":1}');
+    expect(() => canonicalJson({ a: { x: undefined } }, { refuseUndefined: true })).toThrow(
+      /\$\.a\.x is undefined, which JSON cannot carry/,
+    );
   });
 });
 

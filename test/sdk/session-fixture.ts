@@ -11,12 +11,14 @@ import {
   deployPoseidon3,
   embeddedChain,
   type ChainHandle,
+  scopedSessionId,
 } from "../../sdk/chain.js";
 import { encodeRecord } from "../../sdk/encoding.js";
 import { commitmentRoot } from "../../sdk/merkle.js";
 import type { EncodingProfile } from "../../sdk/profile.js";
 import { Session, type SessionOptions } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
+import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
 export const PROFILE: EncodingProfile = {
   version: 1,
@@ -43,7 +45,11 @@ export async function sessionEnv(maxCheckpoints = 4): Promise<SessionEnv> {
   const chain = await embeddedChain();
   const provider = chain.wallets[0];
   const poseidon3 = await deployPoseidon3(chain, provider);
-  const deployed = await deployEscrow(chain, provider, { poseidon3: poseidon3.address, maxCheckpoints });
+  const deployed = await deployEscrow(chain, provider, {
+    poseidon3: poseidon3.address,
+    maxCheckpoints,
+    registry: [],
+  });
   const escrow = await EscrowClient.connect(chain, deployed.address, provider);
   const dir = mkdtempSync(join(tmpdir(), "zkvai-session-"));
   let n = 0;
@@ -74,7 +80,7 @@ export async function openSession(env: SessionEnv, extra: Partial<SessionOptions
 
 let ids = 0;
 export const freshId = (label = "s"): Hex =>
-  keccak256(toHex(`${label}:${process.pid}:${ids++}:${Date.now()}`));
+  scopedSessionId(HARDHAT_ACCOUNT_0, `${label}:${process.pid}:${ids++}:${Date.now()}`);
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

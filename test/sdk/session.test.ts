@@ -3,6 +3,7 @@
 import Database from "better-sqlite3";
 import { keccak256, toBytes, zeroAddress } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
+import { scopedSessionId } from "../../sdk/chain.js";
 import { canonicalJson, type Json } from "../../sdk/canonical.js";
 import { encodeRecord } from "../../sdk/encoding.js";
 import { memoryLogger } from "../../sdk/log.js";
@@ -227,10 +228,27 @@ describe("Session.open refuses bad options before writing anything", () => {
   it("throws SessionOpenError when openSession fails on-chain, and opens nothing", async () => {
     const store = env.store();
     const sessionId = freshId();
-    // Someone else took the id on-chain first.
-    await env.escrow.as(env.chain.wallets[3]).openSession(sessionId, env.user, 1n);
+    // The provider's own other process opened this id on-chain first (SessionExists).
+    await env.escrow.openSession(sessionId, env.user, 1n);
     await expect(open(store, { sessionId })).rejects.toThrow(SessionOpenError);
     await expect(open(store, { sessionId })).rejects.toThrow(/already in the trace store; Session.recover/);
+  });
+
+  it("cannot be front-run: a stranger replaying openSession(id) is refused, and the provider's open then succeeds", async () => {
+    const store = env.store();
+    const sessionId = freshId("front-run");
+    await expect(env.escrow.as(env.chain.wallets[3]).openSession(sessionId, env.user, 1n)).rejects.toThrow(
+      /ForeignSessionId/,
+    );
+    const { session } = await open(store, { sessionId });
+    expect(session.sessionId).toBe(sessionId);
+  });
+
+  it("refuses an id not scoped to its provider before writing anything", async () => {
+    const store = env.store();
+    const sessionId = scopedSessionId(env.chain.wallets[3].account.address, "not mine");
+    await expect(open(store, { sessionId })).rejects.toThrow(/is not scoped to the provider/);
+    expect(store.session(sessionId)).toBeUndefined();
   });
 });
 

@@ -1,0 +1,19 @@
+// An EscrowClient stand-in for tests of the recorder and its store alone: it answers
+// MAX_CHECKPOINTS and accepts openSession, and nothing else. A Session on it must be given
+// a policy that never checkpoints, and is not closed.
+import type { EscrowClient } from "../../sdk/chain.js";
+
+export const NO_CHECKPOINTS = { everyRecords: Infinity, everyMs: Infinity };
+
+export function offlineEscrow(maxCheckpoints = 4): EscrowClient {
+  const refuse = (what: string) => () =>
+    Promise.reject(new Error(`offline escrow: ${what} is not available`));
+  return {
+    chain: { chainId: 0, publicClient: { readContract: async () => BigInt(maxCheckpoints) } },
+    address: "0x000000000000000000000000000000000000dEaD",
+    abi: [],
+    openSession: async () => ({ txHash: `0x${"00".repeat(32)}`, gasUsed: 0n }),
+    checkpoint: refuse("checkpoint"),
+    closeSession: refuse("closeSession"),
+  } as unknown as EscrowClient;
+}
