@@ -219,7 +219,6 @@ abstract contract EscrowBase {
     error ZeroPayout();
     error BadCapacities();
     error TooManyVerifiers(uint256 max);
-    error LengthMismatch();
     error VerifierNotContract(address verifier);
     error CheckpointsMismatch(uint32 checkpoints, uint32 maxCheckpoints);
     error UnknownPredicate(uint32 predicateId);

@@ -2,7 +2,7 @@
 // limit, and a count at its maximum, each claimed the other way.
 import { it } from "vitest";
 import { parseRecord } from "../../sdk/records.js";
-import { fixtureCase, sweep } from "./sweep.js";
+import { fixtureCase, sweep, SWEEP_TIMEOUT_MS } from "./sweep.js";
 
 const searches = (n: number) =>
   Array.from({ length: n }, (_, seq) =>
@@ -10,7 +10,7 @@ const searches = (n: number) =>
   );
 const profile = { version: 1 as const, tools: { search: {} } };
 
-it("no tamper class proves the other outcome", async () => {
+it("no tamper class proves the other outcome", { timeout: SWEEP_TIMEOUT_MS }, async () => {
   await sweep("aap5_n4", [
     {
       label: "two identical calls, maxRepeat 1 (violated)",

@@ -19,6 +19,12 @@ import { builtCircuit, type TestCircuit } from "../helpers/circuit.js";
 import { instance } from "../helpers/instance.js";
 
 const WIDE = process.env.ZKVAI_SWEEP === "wide";
+
+/**
+ * A sweep is a fixed amount of work, not a race: its time limit is generous (a loaded 2-core machine takes
+ * several times the ~20 s a default sweep takes alone), so no run fails on timing.
+ */
+export const SWEEP_TIMEOUT_MS = WIDE ? 3_600_000 : 900_000;
 const P = FIELD_MODULUS;
 
 export interface SweepCase {

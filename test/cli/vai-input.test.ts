@@ -55,7 +55,7 @@ describe("vai --help", () => {
     const forms = [
       ...["register", "fund", "retire", "show"].map((s) => ["promise", s]),
       ["session", "show"],
-      ...["file", "status", "default", "withdraw"].map((s) => ["claim", s]),
+      ...["file", "status", "default"].map((s) => ["claim", s]),
     ];
     for (const f of forms) {
       const r = await vaiInProcess([...f, "--help"], env);

@@ -10,9 +10,7 @@ import {
   createWalletClient,
   custom,
   HttpRequestError,
-  keccak256,
   parseEther,
-  toHex,
   type EIP1193RequestFn,
   type Hex,
 } from "viem";
@@ -22,11 +20,18 @@ import { deployZkVai, registerPromise } from "../../prover/deploy.js";
 import { releaseProver } from "../../prover/prove.js";
 import { ClaimWatcher, type WatcherOptions } from "../../prover/watcher.js";
 import { WatcherLockedError } from "../../prover/watcher-state.js";
-import { ClaimStatus, EscrowClient, embeddedChain, type ChainHandle } from "../../sdk/chain.js";
+import {
+  ClaimStatus,
+  EscrowClient,
+  embeddedChain,
+  type ChainHandle,
+  scopedSessionId,
+} from "../../sdk/chain.js";
 import { memoryLogger, type Logger } from "../../sdk/log.js";
 import { profileHash, type EncodingProfile } from "../../sdk/profile.js";
 import { Session } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
+import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
 const PROFILE: EncodingProfile = { version: 1, tools: { read: {}, send_email: { target: "to" } } };
 const THETA = { outboundTools: ["send_email"], allowlist: ["alice@a.example", "bob@a.example"] };
@@ -59,7 +64,7 @@ async function record(store: TraceStore, label: string, steps: Step[]) {
   const rec = await Session.open({
     store,
     escrow,
-    sessionId: keccak256(toHex(label)),
+    sessionId: scopedSessionId(HARDHAT_ACCOUNT_0, label),
     user,
     profile: PROFILE,
     policy: { everyRecords: Infinity, everyMs: Infinity },
@@ -163,7 +168,7 @@ describe("ClaimWatcher", () => {
     await rec.close();
     const { claimId } = await asUser.fileClaim(rec.sessionId, promiseId, BOND);
     // A session this provider never recorded (opened on-chain only): not the watcher's business.
-    const foreign = keccak256(toHex("w-foreign"));
+    const foreign = scopedSessionId(HARDHAT_ACCOUNT_0, "w-foreign");
     await escrow.openSession(foreign, user, profileHash(PROFILE));
     const other = await asUser.fileClaim(foreign, promiseId, BOND);
 
