@@ -1,10 +1,16 @@
 // vai promise register|fund|retire|show: the provider's promises on the escrow, with θ kept in the local store.
 import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { formatEther } from "viem";
 import { PREDICATES, paramsHashOf, predicateById } from "../../sdk/predicates/index.js";
 import { parseProfile, type EncodingProfile } from "../../sdk/profile.js";
 import { registerPromise } from "../../prover/deploy.js";
+import { MANIFEST_PATH } from "../../prover/artifacts.js";
+import { checkPromise, type PromiseReport } from "./check-promise.js";
+import { readManifestFile, SettlementInvalid } from "./evidence.js";
+import { REPO_ROOT } from "../../sdk/chain.js";
 import {
+  AlreadyReported,
   CHAIN_OPTIONS,
   HELP,
   InputError,
@@ -93,6 +99,34 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
     const retiredAt = new Date(Number(tx.retiredAt) * 1000).toISOString();
     output(values.json, { promiseId, retiredAt: tx.retiredAt, txHash: tx.txHash }, () => [
       `promise ${promiseId} retired at ${retiredAt}: no new sessions are covered; claims on earlier ones stay open for 30 days (tx ${tx.txHash})`,
+    ]);
+  },
+
+  async check(argv) {
+    const { values, positionals } = parseCommand(
+      argv,
+      { ...CHAIN_OPTIONS, manifest: { type: "string" }, verbose: { type: "boolean", default: false } },
+      ["promiseId"],
+    );
+    const promiseId = parsePromiseId(positionals[0]);
+    const manifest = readManifestFile(path.resolve(values.manifest ?? path.join(REPO_ROOT, MANIFEST_PATH)));
+    const { chain, deployment } = await connect(values, { wallet: false });
+    let report: PromiseReport;
+    try {
+      report = await checkPromise({ chain, escrow: deployment.escrow, promiseId, manifest });
+    } catch (e) {
+      if (!(e instanceof SettlementInvalid)) throw e;
+      output(values.json, { promiseId, trustworthy: false, reason: e.message }, () => [
+        `promise ${promiseId} NOT safe to rely on: ${e.message}`,
+      ]);
+      throw new AlreadyReported(e.message);
+    }
+    const coverage = report.covered
+      ? `${formatEther(report.available)} ETH of reserve can still be claimed (payout ${formatEther(report.payout)} ETH)`
+      : `but it covers no new claim now: ${formatEther(report.available)} ETH available against a payout of ${formatEther(report.payout)} ETH, or it is retired`;
+    output(values.json, { trustworthy: true, ...report }, () => [
+      `promise ${promiseId} checks out: ${report.predicate}, escrow, Poseidon(3) and ${report.verifiers.length} verifier(s) match the manifest; ${coverage}`,
+      ...(values.verbose ? report.checks.map((c) => `  ✓ ${c}`) : []),
     ]);
   },
 

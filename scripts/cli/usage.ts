@@ -49,7 +49,7 @@ account), and writes the deployment file. Any EVM chain with the BN254 precompil
   --config <file>      config file (env VAI_CONFIG; default ./vai.config.json if present)
   --json               print the deployment as JSON
 exit codes: 0 deployed, 1 a transaction failed, 2 bad input or configuration`,
-  promise: `usage: vai promise register|fund|retire|show …
+  promise: `usage: vai promise register|fund|retire|show|check …
 
   vai promise register --file promise.json [--payout <eth>] [--reserve <eth>]
       registers a promise backed by a reserve; keeps its θ in the trace store for proving.
@@ -59,6 +59,10 @@ exit codes: 0 deployed, 1 a transaction failed, 2 bad input or configuration`,
   vai promise fund <promiseId> --amount <eth>     adds to the reserve (anyone may)
   vai promise retire <promiseId>                  ends new coverage (provider only)
   vai promise show <promiseId>                    on-chain terms, and whether θ is in the store
+  vai promise check <promiseId> [--manifest f] [--verbose]
+      a user's check before relying on a promise: the escrow, its Poseidon(3) and every verifier the
+      promise settles with against the manifest's build (no proxy, no other code), and the reserve
+      not yet earmarked for open claims. Exit 1 with the reason when a check fails.
 
 ${CHAIN_FLAGS_HELP}`,
   session: `usage: vai session show <sessionId>

@@ -68,6 +68,50 @@ export function proofFromWords(w: readonly bigint[]): snarkjs.Groth16Proof {
   } as snarkjs.Groth16Proof;
 }
 
+/** The escrow runs contracts/Escrow.sol as built, and its Poseidon(3) is contracts/PoseidonT4.sol: two checks. */
+export async function checkEscrowContracts(chain: ChainHandle, escrowAddress: Address): Promise<string[]> {
+  const escrowCode = await codeAt(chain, escrowAddress);
+  if (escrowCode === "0x") throw new SettlementInvalid(`there is no contract at escrow ${escrowAddress}`);
+  if (!sameCode(escrowCode, compiled("contracts/Escrow.sol", "Escrow")))
+    throw new SettlementInvalid(
+      `escrow ${escrowAddress} does not run the Escrow compiled from contracts/Escrow.sol`,
+    );
+  return [
+    `escrow ${escrowAddress} runs contracts/Escrow.sol as compiled here`,
+    await checkPoseidon3(chain, escrowAddress),
+  ];
+}
+
+/**
+ * The manifest circuit whose compiled verifier is the code at `verifier`, among those of `predicate` and
+ * `capacity`; throws SettlementInvalid naming the last mismatch when none is.
+ */
+export async function manifestCircuitAt(
+  chain: ChainHandle,
+  manifest: Manifest,
+  predicate: string,
+  capacity: number,
+  verifier: Address,
+): Promise<[string, CircuitEntry]> {
+  const candidates = Object.entries(manifest.circuits).filter(
+    ([, c]) => c.predicate === predicate && 2 ** Number(c.params.depth) === capacity,
+  );
+  if (!candidates.length)
+    throw new SettlementInvalid(
+      `the manifest names no ${predicate} circuit of capacity ${capacity}, the one verifier ${verifier} serves`,
+    );
+  const code = await codeAt(chain, verifier);
+  let lastMismatch: SettlementInvalid | undefined;
+  for (const [name, entry] of candidates) {
+    const c = compiled(entry.files.verifierSol.path, entry.verifierContract);
+    if (sameCode(code, c)) return [name, entry];
+    lastMismatch = new SettlementInvalid(
+      `the on-chain code of verifier ${verifier} differs from ${rel(c.artifactFile)}, the ${entry.verifierContract} the manifest names for ${name}`,
+    );
+  }
+  throw lastMismatch!;
+}
+
 /**
  * The escrow folds every checkpoint with the Poseidon(3) at its POSEIDON3 immutable; a fake one (say,
  * returning 0) voids checkpoint binding. Its code must be contracts/PoseidonT4.sol as built, and it must
@@ -113,16 +157,8 @@ export async function verifySettlement(opts: {
   recompile?: boolean;
 }): Promise<SettlementReport> {
   const { chain, claimId, manifest, manifestPath } = opts;
-  const checks: string[] = [];
-  const escrowCode = await codeAt(chain, opts.escrow);
-  if (escrowCode === "0x") throw new SettlementInvalid(`there is no contract at escrow ${opts.escrow}`);
-  if (!sameCode(escrowCode, compiled("contracts/Escrow.sol", "Escrow")))
-    throw new SettlementInvalid(
-      `escrow ${opts.escrow} does not run the Escrow compiled from contracts/Escrow.sol`,
-    );
-  checks.push(`escrow ${opts.escrow} runs contracts/Escrow.sol as compiled here`);
+  const checks = await checkEscrowContracts(chain, opts.escrow);
   const escrow = await EscrowClient.connect(chain, opts.escrow, undefined, { fromBlock: opts.fromBlock });
-  checks.push(await checkPoseidon3(chain, opts.escrow));
 
   const claim = await escrow.claim(claimId).catch((e) => {
     throw new SettlementInvalid(
@@ -190,26 +226,8 @@ export async function verifySettlement(opts: {
   const predicate = Object.values(PREDICATES).find((d) => d.code === promise.predicateId);
   if (!predicate)
     throw new SettlementInvalid(`promise ${promiseId} has unknown predicate id ${promise.predicateId}`);
-  const candidates = Object.entries(manifest.circuits).filter(
-    ([, c]) => c.predicate === predicate.id && 2 ** Number(c.params.depth) === capacity,
-  );
-  if (!candidates.length)
-    throw new SettlementInvalid(
-      `the manifest names no ${predicate.id} circuit of capacity ${capacity}, the one verifier ${verifier} serves`,
-    );
+  const [circuit, entry] = await manifestCircuitAt(chain, manifest, predicate.id, capacity, verifier);
   const code = await codeAt(chain, verifier);
-  let match: [string, CircuitEntry] | undefined;
-  let lastMismatch: SettlementInvalid | undefined;
-  for (const [name, entry] of candidates) {
-    const c = compiled(entry.files.verifierSol.path, entry.verifierContract);
-    if (sameCode(code, c)) match = [name, entry];
-    else
-      lastMismatch = new SettlementInvalid(
-        `the on-chain code of verifier ${verifier} differs from ${rel(c.artifactFile)}, the ${entry.verifierContract} the manifest names for ${name}`,
-      );
-  }
-  if (!match) throw lastMismatch!;
-  const [circuit, entry] = match;
   checks.push(
     `verifier ${verifier} (≤ ${capacity} records) runs ${entry.verifierContract} from ${rel(path.join(ARTIFACTS_DIR, entry.files.verifierSol.path))}`,
   );

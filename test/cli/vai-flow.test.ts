@@ -185,6 +185,28 @@ describe("vai, provider to user, on a hardhat node", () => {
     expect(strict.out.match(/✓/g)).toHaveLength(10);
   });
 
+  it("promise check: a user checks the escrow, its Poseidon and every verifier before relying on a promise", async () => {
+    const ok = await vaiInProcess(["promise", "check", "1", "--verbose"], env);
+    expect(ok.code, ok.err).toBe(0);
+    expect(ok.out).toMatch(
+      /^promise 1 checks out: AAP-4, escrow, Poseidon\(3\) and \d+ verifier\(s\) match the manifest/,
+    );
+    expect(ok.out).toMatch(
+      /✓ verifier 0x[0-9a-fA-F]{40} \(≤ 8 records\) runs Verifier_aap4_n8, built for aap4_n8/,
+    );
+    // A manifest whose AAP-4 circuit names another verifier: the on-chain code no longer matches.
+    const manifest = json(readFileSync("build/manifest.json", "utf8"));
+    manifest.circuits.aap4_n8.verifierContract = "Verifier_aap1_n4";
+    manifest.circuits.aap4_n8.files.verifierSol = manifest.circuits.aap1_n4.files.verifierSol;
+    const swapped = join(dir, "swapped-verifier.json");
+    writeFileSync(swapped, JSON.stringify(manifest));
+    const bad = await vaiInProcess(["promise", "check", "1", "--manifest", swapped], env);
+    expect(bad.code).toBe(1);
+    expect(bad.out.trim()).toMatch(
+      /^promise 1 NOT safe to rely on: the on-chain code of verifier 0x[0-9a-fA-F]{40} differs from .*Verifier_aap1_n4.json/,
+    );
+  });
+
   it("verify: NOT valid, with the reason, against a tampered manifest or key", async () => {
     const manifest = json(readFileSync("build/manifest.json", "utf8"));
     const tampered = (name: string, edit: (m: any) => void) => {
