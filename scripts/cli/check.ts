@@ -147,6 +147,30 @@ function profileFor(
   return { version: 1, tools };
 }
 
+/**
+ * What would help when no built circuit holds the trace: the smallest instance in circuits/instances.json
+ * that does (and the command that builds it), or, when none does, that none can yet.
+ */
+function capacityHint(def: PredicateDefinition<unknown>, records: readonly TraceRecord[]): string {
+  const table = JSON.parse(
+    readFileSync(new URL("../../circuits/instances.json", import.meta.url), "utf8"),
+  ) as {
+    instances: { name: string; predicate: string; params: Record<string, number>; groups: string[] }[];
+  };
+  const fitting = table.instances
+    .filter((i) => i.predicate === def.id && capacityProblem(def, records, 0, shapeOf(i.params)) === null)
+    .sort((a, b) => a.params.depth! - b.params.depth!);
+  const what = `no built ${def.id} circuit holds ${records.length} records`;
+  if (fitting.length) {
+    const i = fitting[0]!;
+    return `${what}; build ${i.name} (${2 ** i.params.depth!} records) with \`npm run setup -- --only ${i.name}\``;
+  }
+  const largest = Math.max(
+    ...table.instances.filter((i) => i.predicate === def.id).map((i) => 2 ** i.params.depth!),
+  );
+  return `${what}, and no ${def.id} instance in circuits/instances.json does (the largest holds ${largest}): a trace this long cannot be proven yet`;
+}
+
 async function proveLocally(
   def: PredicateDefinition<unknown>,
   theta: unknown,
@@ -156,11 +180,7 @@ async function proveLocally(
   const candidates = Object.entries(loadManifest().circuits)
     .filter(([, c]) => c.predicate === def.id && capacityProblem(def, records, 0, shapeOf(c.params)) === null)
     .sort(([, a], [, b]) => Number(a.params.depth) - Number(b.params.depth));
-  if (!candidates.length) {
-    throw new InputError(
-      `no built ${def.id} circuit holds ${records.length} records; run \`npm run setup -- --group bench\``,
-    );
-  }
+  if (!candidates.length) throw new InputError(capacityHint(def, records));
   const [name, entry] = candidates[0];
   const artifacts = circuitArtifacts(name);
   const { input } = claimInput({

@@ -53,6 +53,12 @@ export async function connect(
   flags: ConfigFlags,
   opts: { role?: Role; wallet: boolean },
 ): Promise<Connection> {
+  // --as names who sends; a command that sends nothing refuses it rather than ignoring it.
+  const as = (flags as { as?: string }).as;
+  if (as !== undefined) {
+    parseRole(as, "provider");
+    if (!opts.wallet) throw new InputError(`--as names who sends a transaction, and this command sends none`);
+  }
   const config = loadConfig(flags);
   const deployment = readDeploymentFile(config.deployment);
   const rpcUrl = rpcUrlFor(config, deployment.rpcUrl || undefined);
@@ -86,7 +92,12 @@ export function openStore(config: VaiConfig, create: boolean): TraceStore | unde
     if (!create) return undefined;
     mkdirSync(path.dirname(config.store), { recursive: true });
   }
-  return TraceStore.open(config.store);
+  try {
+    return TraceStore.open(config.store);
+  } catch (e) {
+    // better-sqlite3 says "file is not a database" without naming the file.
+    throw new InputError(`trace store ${config.store}: ${(e as Error).message}`);
+  }
 }
 
 /** Aborts on the first SIGINT or SIGTERM, which then no longer kill the process: the command winds down itself. */

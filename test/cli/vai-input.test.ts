@@ -130,7 +130,18 @@ describe("bad input and configuration", () => {
       { args: ["prove"], message: /missing <claimId>/, bin: true },
       { args: ["prove", "1", "--bogus"], message: /Unknown option '--bogus'/ },
       { args: ["prove", "1", "--dry-run"], message: /trace store .* does not exist/ },
+      {
+        args: ["prove", "1", "--dry-run", "--store", file("not-a-db.sqlite", "plain text")],
+        message: /trace store .*not-a-db\.sqlite: file is not a database/,
+      },
       { args: ["claim", "default", "1", "--as", "admin"], message: /--as must be provider or user/ },
+      // Read commands refuse --as (it names who sends), whatever its value.
+      { args: ["claim", "status", "1", "--as", "admin"], message: /--as must be provider or user/ },
+      { args: ["promise", "show", "1", "--as", "user"], message: /--as names who sends a transaction/ },
+      {
+        args: ["session", "show", SESSION, "--as", "provider"],
+        message: /--as names who sends a transaction/,
+      },
       {
         args: ["verify", "1", "--escrow", "0xnotanaddress"],
         message: /--escrow "0xnotanaddress" is not an address/,
