@@ -95,7 +95,7 @@ contract Escrow is EscrowBase {
     // ---------------------------------------------------------------- sessions
 
     /// @notice The caller becomes the session's provider and binds `user`, the only account that may claim. The id's
-    /// top 20 bytes must be the caller's address (sdk/chain.ts scopedSessionId), so nobody who copies the
+    /// top 20 bytes must be the caller's address (sdk/chain/escrow.ts scopedSessionId), so nobody who copies the
     /// transaction from the mempool can take the id first.
     function openSession(bytes32 sessionId, address user, uint256 profileHash) external {
         _field(profileHash);

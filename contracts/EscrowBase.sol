@@ -263,7 +263,7 @@ abstract contract EscrowBase {
 
     // ---------------------------------------------------------------- constructor
 
-    /// circomlib's Poseidon(1, 2, 3) (sdk/hash.ts poseidon([1n, 2n, 3n])): the constructor's known answer.
+    /// circomlib's Poseidon(1, 2, 3) (sdk/core/hash.ts poseidon([1n, 2n, 3n])): the constructor's known answer.
     uint256 internal constant POSEIDON3_OF_1_2_3 = 0x0e7732d89e6939c0ff03d5e58dab6302f3230e269dc5b968f725df34ab36d732;
 
     /// @param registry every verifier this escrow will ever call, grouped by predicate in ascending capacity; each
@@ -378,7 +378,7 @@ abstract contract EscrowBase {
     }
 
     /// @notice The proof's first public input: binds it to this chain, this escrow and this (session, promise)
-    /// pair (P4). keccak is wider than the field, so it drops its low 3 bits, as sdk/hash.ts reduceBytes32 does.
+    /// pair (P4). keccak is wider than the field, so it drops its low 3 bits, as sdk/core/hash.ts reduceBytes32 does.
     function contextOf(bytes32 sessionId, uint256 promiseId) public view returns (uint256) {
         return uint256(keccak256(abi.encode(block.chainid, address(this), sessionId, promiseId))) >> 3;
     }

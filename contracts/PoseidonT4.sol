@@ -4,7 +4,7 @@
 pragma solidity 0.8.28;
 
 /// @title circomlib Poseidon over 3 field elements (t = 4, 8 full and 56 partial rounds)
-/// @notice Same function as circomlibjs `poseidon_gencontract` (createCode(3)) and sdk/hash.ts `poseidon`, at
+/// @notice Same function as circomlibjs `poseidon_gencontract` (createCode(3)) and sdk/core/hash.ts `poseidon`, at
 /// about half the gas (24k against 45k a call): straight-line assembly over circomlib's optimised ("Neptune")
 /// constants, where each partial round multiplies by a sparse matrix (7 products instead of 16), with lazy
 /// modular reduction.

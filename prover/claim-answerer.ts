@@ -2,9 +2,9 @@
 // and settle, reading the claim's on-chain status again just before sending. Every way an attempt can end is
 // an Outcome; only protocol answers (a refusal, the claim resolved elsewhere, a settle) are final, and an RPC
 // outage never is.
-import { ClaimStatus, type EscrowClient, type TxResult } from "../sdk/chain.js";
+import { ClaimStatus, type EscrowClient, type TxResult } from "../sdk/chain/escrow.js";
 import type { Logger } from "../sdk/log.js";
-import type { Verdict } from "../sdk/predicates/index.js";
+import type { Verdict } from "../sdk/core/predicates/index.js";
 import type { TraceStore } from "../sdk/store.js";
 import {
   checkPublicInputs,

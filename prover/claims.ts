@@ -4,14 +4,14 @@
 // sends nothing, when the store and the chain disagree: the claim then defaults,
 // which is the protocol's answer to a provider that cannot prove.
 import type { Hex } from "viem";
-import { ClaimStatus, type EscrowClient } from "../sdk/chain.js";
-import { encodeRecord } from "../sdk/encoding.js";
-import { accumulate } from "../sdk/hash.js";
-import { commitmentRoot, prefixCommitment } from "../sdk/merkle.js";
-import { PREDICATES, paramsHashOf, type PredicateDefinition, type Verdict } from "../sdk/predicates/index.js";
-import type { TraceRecord } from "../sdk/records.js";
+import { ClaimStatus, type EscrowClient } from "../sdk/chain/escrow.js";
+import { encodeRecord } from "../sdk/core/encoding.js";
+import { accumulate } from "../sdk/core/hash.js";
+import { commitmentRoot, prefixCommitment } from "../sdk/core/merkle.js";
+import { PREDICATES, paramsHashOf, type PredicateDefinition, type Verdict } from "../sdk/core/predicates/index.js";
+import type { TraceRecord } from "../sdk/core/records.js";
 import type { TraceStore } from "../sdk/store.js";
-import { circuitArtifacts, loadManifest } from "./artifacts.js";
+import { circuitArtifacts, loadManifest } from "./artifacts/manifest.js";
 import { prove, verifyLocally, type ProofResult } from "./prove.js";
 import { capacityProblem, claimInput, shapeOf } from "./witness.js";
 

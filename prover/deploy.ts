@@ -9,11 +9,11 @@ import {
   deployPoseidon3,
   type ChainHandle,
   type Wallet,
-} from "../sdk/chain.js";
-import { paramsHashOf, predicateById } from "../sdk/predicates/index.js";
-import { profileHash, type EncodingProfile } from "../sdk/profile.js";
+} from "../sdk/chain/escrow.js";
+import { paramsHashOf, predicateById } from "../sdk/core/predicates/index.js";
+import { profileHash, type EncodingProfile } from "../sdk/core/profile.js";
 import type { TraceStore } from "../sdk/store.js";
-import { loadManifest } from "./artifacts.js";
+import { loadManifest } from "./artifacts/manifest.js";
 
 export interface VerifierDeployment {
   circuit: string;

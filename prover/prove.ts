@@ -1,7 +1,7 @@
 // Groth16 proving and local verification with snarkjs, in-process.
 import { readFileSync } from "node:fs";
 import * as snarkjs from "snarkjs";
-import type { CircuitArtifacts } from "./artifacts.js";
+import type { CircuitArtifacts } from "./artifacts/manifest.js";
 import { warmProver } from "./warm-prover.js";
 import type { CircuitInput } from "./witness.js";
 

@@ -7,7 +7,7 @@
 // watcher-state.ts), or turn an RPC outage into an answer (rpc-retry.ts tells outages from refusals; an
 // outage only postpones the claim).
 import type { Hex } from "viem";
-import { ClaimStatus, type EscrowClient } from "../sdk/chain.js";
+import { ClaimStatus, type EscrowClient } from "../sdk/chain/escrow.js";
 import { jsonLogger, type Logger } from "../sdk/log.js";
 import type { TraceStore } from "../sdk/store.js";
 import { ClaimAnswerer, type Outcome } from "./claim-answerer.js";

@@ -1,12 +1,12 @@
 // Turns a session's records, its on-chain checkpoints and a promise's θ into the
 // private and public inputs of a predicate circuit. Every value here is checked
 // again by the circuit; this file only lays them out.
-import { type EncodedRecord, SLOT_COUNT, encodeRecord } from "../sdk/encoding.js";
-import { paramsHashOf, type PredicateDefinition, type Verdict } from "../sdk/predicates/index.js";
-import type { EncodingProfile } from "../sdk/profile.js";
-import type { TraceRecord } from "../sdk/records.js";
-import { accumulate } from "../sdk/hash.js";
-import { commitmentRoot } from "../sdk/merkle.js";
+import { type EncodedRecord, SLOT_COUNT, encodeRecord } from "../sdk/core/encoding.js";
+import { paramsHashOf, type PredicateDefinition, type Verdict } from "../sdk/core/predicates/index.js";
+import type { EncodingProfile } from "../sdk/core/profile.js";
+import type { TraceRecord } from "../sdk/core/records.js";
+import { accumulate } from "../sdk/core/hash.js";
+import { commitmentRoot } from "../sdk/core/merkle.js";
 
 export interface TraceShape {
   /** Capacity is 2^depth records. */

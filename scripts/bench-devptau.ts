@@ -1,4 +1,4 @@
-// Times the INSECURE known-τ development ptau (scripts/lib/devptau.ts) at the given powers:
+// Times the INSECURE known-τ development ptau (prover/artifacts/devptau.ts) at the given powers:
 //   npx tsx scripts/bench-devptau.ts 14 16 [--repeat 3] [--dir /tmp] [--no-save]
 // Each run is its own child process, so its peak RSS (main thread + workers) is its own. The best
 // and median seconds per power are merged into docs/bench/devptau.json; files go to --dir and are
@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runMeasuredChild, sendMeasured, type RunCost } from "./bench/child-run.js";
 import { benchMachine } from "./bench/machine.js";
-import { writeDevPtau } from "./lib/devptau.js";
+import { writeDevPtau } from "../prover/artifacts/devptau.js";
 
 type RunResult = RunCost & { bytes: number };
 

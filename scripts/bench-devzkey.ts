@@ -1,4 +1,4 @@
-// Times the INSECURE development setup (scripts/lib/devzkey.ts: the Groth16 key straight from the
+// Times the INSECURE development setup (prover/artifacts/devzkey.ts: the Groth16 key straight from the
 // public τ) on built circuits:
 //   npx tsx scripts/bench-devzkey.ts aap3_n64 aap4_n1024 [--repeat 3] [--no-save]
 // Each run is its own child process, so its peak RSS (main thread + workers) is its own; the key goes to
@@ -12,8 +12,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runMeasuredChild, sendMeasured, type RunCost } from "./bench/child-run.js";
 import { benchMachine } from "./bench/machine.js";
-import { pathsFor, ROOT } from "./lib/circuit-build.js";
-import { writeDevZkey } from "./lib/devzkey.js";
+import { pathsFor, ROOT } from "../prover/artifacts/circuit-build.js";
+import { writeDevZkey } from "../prover/artifacts/devzkey.js";
 
 type RunResult = RunCost & { zkeyMiB: number; power: number; constraints: number };
 

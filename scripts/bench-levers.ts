@@ -2,11 +2,11 @@
 // (zkVAI adopted 16), and of the leaf hash by width (packing slots, or two records per leaf; not adopted).
 //   npx tsx scripts/bench-levers.ts        # writes docs/bench/levers.json
 // Each variant is a small circuit compiled with circom2 --O2 under build/lever; nothing here is part of
-// the protocol (sdk/merkle.ts and circuits/gadgets/merkle.circom are the 16-ary tree in use).
+// the protocol (sdk/core/merkle.ts and circuits/gadgets/merkle.circom are the 16-ary tree in use).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { pkgBin, ROOT } from "./lib/circuit-build.js";
+import { pkgBin, ROOT } from "../prover/artifacts/circuit-build.js";
 
 const dir = path.join(ROOT, "build/lever");
 

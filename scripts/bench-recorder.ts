@@ -13,11 +13,11 @@ import Database from "better-sqlite3";
 import os from "node:os";
 import path from "node:path";
 import { keccak256, toHex } from "viem";
-import type { Json } from "../sdk/canonical.js";
-import { EscrowClient, REPO_ROOT, deployEscrow, deployPoseidon3, embeddedChain } from "../sdk/chain.js";
-import { LeafLog } from "../sdk/leaf-log.js";
-import type { EncodingProfile } from "../sdk/profile.js";
-import type { TraceRecord } from "../sdk/records.js";
+import type { Json } from "../sdk/core/canonical.js";
+import { EscrowClient, REPO_ROOT, deployEscrow, deployPoseidon3, embeddedChain } from "../sdk/chain/escrow.js";
+import { LeafLog } from "../sdk/core/leaf-log.js";
+import type { EncodingProfile } from "../sdk/core/profile.js";
+import type { TraceRecord } from "../sdk/core/records.js";
 import { DEFAULT_POLICY, Session, type PromiseRef } from "../sdk/session.js";
 import { TraceStore } from "../sdk/store.js";
 

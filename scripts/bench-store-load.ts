@@ -17,8 +17,8 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { keccak256, toHex, type Hex } from "viem";
-import type { EscrowClient } from "../sdk/chain.js";
-import type { CallRecord } from "../sdk/records.js";
+import type { EscrowClient } from "../sdk/chain/escrow.js";
+import type { CallRecord } from "../sdk/core/records.js";
 import { Session } from "../sdk/session.js";
 import { TraceStore } from "../sdk/store.js";
 

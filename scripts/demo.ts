@@ -6,14 +6,14 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { formatEther, keccak256, parseEther, toHex, type Address } from "viem";
-import { embeddedChain, scopedSessionId } from "../sdk/chain.js";
-import type { EncodingProfile } from "../sdk/profile.js";
+import { embeddedChain, scopedSessionId } from "../sdk/chain/escrow.js";
+import type { EncodingProfile } from "../sdk/core/profile.js";
 import { Session } from "../sdk/session.js";
 import { TraceStore } from "../sdk/store.js";
 import { answerClaim } from "../prover/claims.js";
 import { deployZkVai, registerPromise } from "../prover/deploy.js";
 import { releaseProver } from "../prover/prove.js";
-import { Progress } from "./lib/progress.js";
+import { Progress } from "../prover/artifacts/progress.js";
 
 const PAYOUT = parseEther("1");
 const RESERVE = parseEther("3");

@@ -21,9 +21,9 @@ import {
   type ChainHandle,
   type Wallet,
   POSEIDON3_ABI,
-} from "../sdk/chain.js";
-import { FIELD_MODULUS as R } from "../sdk/hash.js";
-import type { EncodingProfile } from "../sdk/profile.js";
+} from "../sdk/chain/escrow.js";
+import { FIELD_MODULUS as R } from "../sdk/core/hash.js";
+import type { EncodingProfile } from "../sdk/core/profile.js";
 
 const PAYOUT = parseEther("1");
 const BOND = parseEther("0.1");
@@ -159,7 +159,7 @@ async function mockRows(chain: ChainHandle) {
 
 /** settle() against the real snarkjs verifiers, with proofs from the prover, as test/e2e does. */
 async function realRows(chain: ChainHandle) {
-  const { loadManifest } = await import("../prover/artifacts.js");
+  const { loadManifest } = await import("../prover/artifacts/manifest.js");
   if (!Object.keys(loadManifest().circuits ?? {}).length) return false;
   const { deployZkVai, registerPromise } = await import("../prover/deploy.js");
   const { answerClaim } = await import("../prover/claims.js");

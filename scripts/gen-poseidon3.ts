@@ -7,7 +7,7 @@
 //   npx tsx scripts/gen-poseidon3.ts --check  exit 1 if the committed file differs from a fresh generation
 //
 // test/contracts/poseidon-parity.test.ts regenerates the source and compares it with the committed file, and
-// checks the contract (and this file's reference schedule) against sdk/hash.ts on random inputs.
+// checks the contract (and this file's reference schedule) against sdk/core/hash.ts on random inputs.
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -168,7 +168,7 @@ export function poseidonT4Source(): string {
 pragma solidity 0.8.28;
 
 /// @title circomlib Poseidon over 3 field elements (t = 4, 8 full and ${ROUNDS_P} partial rounds)
-/// @notice Same function as circomlibjs \`poseidon_gencontract\` (createCode(3)) and sdk/hash.ts \`poseidon\`, at
+/// @notice Same function as circomlibjs \`poseidon_gencontract\` (createCode(3)) and sdk/core/hash.ts \`poseidon\`, at
 /// about half the gas (24k against 45k a call): straight-line assembly over circomlib's optimised ("Neptune")
 /// constants, where each partial round multiplies by a sparse matrix (7 products instead of 16), with lazy
 /// modular reduction.

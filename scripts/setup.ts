@@ -9,7 +9,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { MANIFEST_PATH, type CircuitEntry, type Manifest } from "../prover/artifacts.js";
+import { MANIFEST_PATH, type CircuitEntry, type Manifest } from "../prover/artifacts/manifest.js";
 import {
   buildTools,
   compileCircuit,
@@ -26,10 +26,10 @@ import {
   type CircuitState,
   type Instance,
   type Status,
-} from "./lib/circuit-build.js";
-import { formatSeconds, Progress } from "./lib/progress.js";
-import { DEV_BANNER, DEV_DIRECT_PATH, ptauStepCount, resolvePtau, type PtauChoice } from "./lib/ptau.js";
-import { runTool, sha256File, writeFileAtomic } from "./lib/zkfiles.js";
+} from "../prover/artifacts/circuit-build.js";
+import { formatSeconds, Progress } from "../prover/artifacts/progress.js";
+import { DEV_BANNER, DEV_DIRECT_PATH, ptauStepCount, resolvePtau, type PtauChoice } from "../prover/artifacts/ptau.js";
+import { runTool, sha256File, writeFileAtomic } from "../prover/artifacts/zkfiles.js";
 
 const USAGE = `usage: npx tsx scripts/setup.ts [options]
 

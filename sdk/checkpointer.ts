@@ -7,10 +7,10 @@
 // exponential backoff until close() supersedes them. The escrow takes at most
 // MAX_CHECKPOINTS per session; past that the final commitment is the only one left.
 import type { Hex } from "viem";
-import type { EscrowClient, TxResult } from "./chain.js";
+import type { EscrowClient, TxResult } from "./chain/escrow.js";
 import type { Logger } from "./log.js";
 import type { TraceStore } from "./store.js";
-import { CheckpointLimitError, CheckpointMismatchError } from "./session-errors.js";
+import { CheckpointLimitError, CheckpointMismatchError } from "./core/errors.js";
 
 export interface CheckpointPolicy {
   /** Checkpoint once this many records are not covered by one yet (Infinity: never by count). */

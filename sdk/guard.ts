@@ -1,10 +1,10 @@
 // The promises that cover a session, as the recorder uses them before a tool runs:
 // AAP-1's gated tools need an actionId, and in guard mode (opt-in, fail-closed, P8)
 // a call that would turn a satisfied trace into a violated one is not run.
-import type { CallRecord, TraceRecord } from "./records.js";
-import type { EncodingProfile } from "./profile.js";
-import { PREDICATES, type PredicateDefinition, type Verdict } from "./predicates/index.js";
-import { PromiseRefError } from "./session-errors.js";
+import type { CallRecord, TraceRecord } from "./core/records.js";
+import type { EncodingProfile } from "./core/profile.js";
+import { PREDICATES, type PredicateDefinition, type Verdict } from "./core/predicates/index.js";
+import { PromiseRefError } from "./core/errors.js";
 
 /** A promise covering the session: predicate id (e.g. "AAP-1") and its θ as registered. */
 export interface PromiseRef {

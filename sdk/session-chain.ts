@@ -3,18 +3,18 @@
 // failed on our side but landed.
 import type { Hex } from "viem";
 import { isAddressEqual } from "viem";
-import type { EscrowClient, SessionInfo, TxResult } from "./chain.js";
+import type { EscrowClient, SessionInfo, TxResult } from "./chain/escrow.js";
 import { backoffMs, type CheckpointPolicy } from "./checkpointer.js";
-import { LeafLog } from "./leaf-log.js";
+import { LeafLog } from "./core/leaf-log.js";
 import type { Logger } from "./log.js";
-import { messageOf } from "./record-checks.js";
-import type { TraceRecord } from "./records.js";
+import { messageOf } from "./core/record-checks.js";
+import type { TraceRecord } from "./core/records.js";
 import {
   CheckpointMismatchError,
   SessionCloseError,
   SessionOpenError,
   SessionRecoveryError,
-} from "./session-errors.js";
+} from "./core/errors.js";
 import type { StoredSession, TraceStore } from "./store.js";
 
 /** closeSession attempts before close() gives up (it may be called again). */

@@ -5,7 +5,7 @@
 // - the call's record must leave room for a result of MAX_RESULT_BYTES within MAX_RECORD_BYTES;
 // - a result is copied the same way, or becomes the call's error when it cannot be;
 // - an error text is made well-formed and cut to MAX_ERROR_CHARS.
-import { canonicalJson, type Json } from "./canonical.js";
+import { canonicalJson, type Json } from "./core/canonical.js";
 import {
   MAX_ARG_BYTES,
   MAX_ERROR_CHARS,
@@ -13,9 +13,9 @@ import {
   MAX_RESULT_BYTES,
   checkSize,
   type CallRecord,
-} from "./records.js";
-import { messageOf } from "./record-checks.js";
-import { InvalidCallError } from "./session-errors.js";
+} from "./core/records.js";
+import { messageOf } from "./core/record-checks.js";
+import { InvalidCallError } from "./core/errors.js";
 
 /** Room for seq and ts, which are assigned when the record is written. */
 const POSITION_BYTES = 64;

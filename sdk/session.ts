@@ -6,23 +6,23 @@
 // idempotent, across crashes too (Session.recover). Guard mode (opt-in, P8) refuses a
 // call that would break a covering promise, or that could not be recorded.
 import { randomBytes } from "node:crypto";
-import { sessionIdProvider } from "./chain.js";
+import { sessionIdProvider } from "./chain/escrow.js";
 import { isAddress, isAddressEqual, zeroAddress, type Address, type Hex } from "viem";
-import type { EscrowClient, TxResult } from "./chain.js";
-import { canonicalJson, type Json } from "./canonical.js";
+import type { EscrowClient, TxResult } from "./chain/escrow.js";
+import { canonicalJson, type Json } from "./core/canonical.js";
 import { Checkpointer, resolvePolicy, type CheckpointPolicy } from "./checkpointer.js";
 import { Guard, gatedTools, parsePromises, type CoveringPromise, type PromiseRef } from "./guard.js";
-import { FIELD_MODULUS } from "./hash.js";
-import { LeafLog } from "./leaf-log.js";
+import { FIELD_MODULUS } from "./core/hash.js";
+import { LeafLog } from "./core/leaf-log.js";
 import { silentLogger, type Logger } from "./log.js";
-import { parseProfile, type EncodingProfile } from "./profile.js";
+import { parseProfile, type EncodingProfile } from "./core/profile.js";
 import {
   authorizationBody,
   checkCall,
   checkEvent,
   messageOf,
   type AuthorizationInput,
-} from "./record-checks.js";
+} from "./core/record-checks.js";
 import {
   MAX_RECORD_BYTES,
   checkSize,
@@ -31,7 +31,7 @@ import {
   type CallRecord,
   type RecordBody,
   type TraceRecord,
-} from "./records.js";
+} from "./core/records.js";
 import { commitFinal, maxCheckpointsOf, resumeOnChain } from "./session-chain.js";
 import { IdempotencyLedger } from "./session-ledger.js";
 import { checkCallFits, errorText, recordableText, snapshotArgs, snapshotResult } from "./session-limits.js";
@@ -48,15 +48,15 @@ import {
   SessionRecoveryError,
   StoreUnavailableError,
   UnrecordableResultError,
-} from "./session-errors.js";
+} from "./core/errors.js";
 
 export { DEFAULT_POLICY, type CheckpointPolicy } from "./checkpointer.js";
 export type { PromiseRef } from "./guard.js";
-export * from "./session-errors.js";
-export type { RecordBody } from "./records.js";
-export type { AuthorizationInput } from "./record-checks.js";
+export * from "./core/errors.js";
+export type { RecordBody } from "./core/records.js";
+export type { AuthorizationInput } from "./core/record-checks.js";
 export { onChainSession } from "./session-chain.js";
-export { MAX_ARG_BYTES, MAX_ERROR_CHARS, MAX_RECORD_BYTES, MAX_RESULT_BYTES } from "./records.js";
+export { MAX_ARG_BYTES, MAX_ERROR_CHARS, MAX_RECORD_BYTES, MAX_RESULT_BYTES } from "./core/records.js";
 
 export function randomSecret(): bigint {
   return BigInt(`0x${randomBytes(32).toString("hex")}`) % FIELD_MODULUS;

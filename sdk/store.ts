@@ -13,9 +13,9 @@ import { statSync } from "node:fs";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import Database from "better-sqlite3";
-import { canonicalJson } from "./canonical.js";
-import { parseProfile, profileHash, type EncodingProfile } from "./profile.js";
-import { parseRecord, recordBytes, type TraceRecord } from "./records.js";
+import { canonicalJson } from "./core/canonical.js";
+import { parseProfile, profileHash, type EncodingProfile } from "./core/profile.js";
+import { parseRecord, recordBytes, type TraceRecord } from "./core/records.js";
 
 export class StoreConflictError extends Error {
   override name = "StoreConflictError";

@@ -11,7 +11,7 @@ import {
   MANIFEST_PATH,
   verifyArtifactHashes,
   type Manifest,
-} from "../prover/artifacts.js";
+} from "../prover/artifacts/manifest.js";
 
 const manifest = loadManifest();
 const names = Object.keys(manifest.circuits);

@@ -1,6 +1,6 @@
 pragma circom 2.1.0;
 
-// Values of the record encoding (sdk/encoding.ts) that circuits compare against.
+// Values of the record encoding (sdk/core/encoding.ts) that circuits compare against.
 // test/circuits/constants.test.ts checks each against the TS definition.
 
 // Slot indices.
@@ -23,5 +23,5 @@ function KIND_REVOKE() { return 5; }
 function NAMESPACE_RECIPIENT() { return 16442989934606971282186194775971978455572857852483389666760343175110997341426; }
 function NAMESPACE_SCOPE() { return 14572520759301579113647908730993830662264903139774567192681876989269284672836; }
 
-// Path witness width (sdk/paths.ts): ancestors a_0..a_PREFIX_DEPTH, then the full path hash.
+// Path witness width (sdk/core/paths.ts): ancestors a_0..a_PREFIX_DEPTH, then the full path hash.
 function PREFIX_DEPTH() { return 4; }

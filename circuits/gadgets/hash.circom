@@ -3,7 +3,7 @@ pragma circom 2.1.0;
 include "poseidon.circom";
 
 // Poseidon over a vector of any length L >= 1, chained in chunks that fit
-// circomlib's 16-input limit. Mirrors hashVector() in sdk/hash.ts:
+// circomlib's 16-input limit. Mirrors hashVector() in sdk/core/hash.ts:
 //   h = Poseidon(v[0..16)), then h = Poseidon(h, next <= 15 elements) per chunk.
 template HashVector(L) {
     assert(L >= 1);

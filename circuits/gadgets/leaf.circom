@@ -2,7 +2,7 @@ pragma circom 2.1.0;
 
 include "poseidon.circom";
 
-// Number of field elements a record is encoded into (sdk/encoding.ts, SLOT_COUNT).
+// Number of field elements a record is encoded into (sdk/core/encoding.ts, SLOT_COUNT).
 function slotCount() { return 7; }
 
 // leaf = active ? Poseidon(slots..., salt) : 0.

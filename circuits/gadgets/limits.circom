@@ -7,10 +7,10 @@ include "circomlib/circuits/comparators.circom";
 // (test/circuits/limits.test.ts).
 
 // Bits of an amount in minor units: the encoding holds amounts in [0, 2^64 - 2]
-// (sdk/encoding.ts, MAX_AMOUNT), and every θ cap or limit is below 2^64.
+// (sdk/core/encoding.ts, MAX_AMOUNT), and every θ cap or limit is below 2^64.
 function AMOUNT_BITS() { return 64; }
 
-// The amount a checked call carries in its aux slot, which sdk/encoding.ts writes
+// The amount a checked call carries in its aux slot, which sdk/core/encoding.ts writes
 // as amount + 1, or 0 when the amount is absent or malformed:
 //   missing = checked * (aux == 0)
 //   amount  = checked * (aux - 1)  when aux != 0, else 0; range-checked < 2^64.
@@ -32,7 +32,7 @@ template GatedAmount() {
     bits.in <== amount;
 }
 
-// An optional limit as the θ vector encodes it (sdk/predicates/aap5-limits.ts):
+// An optional limit as the θ vector encodes it (sdk/core/predicates/aap5/definition.ts):
 // enc = limit + 1, or 0 for "no limit", so that no limit value hashes like its
 // absence. Outputs enabled = (enc != 0) and limit = enc - 1 (0 when disabled),
 // range-checked < 2^B. An enc above 2^B has no witness. B + 3 constraints (B + 2

@@ -6,7 +6,7 @@ include "circomlib/circuits/comparators.circom";
 include "zeros.circom";
 include "sets.circom";
 
-// The trace tree is 16-ary (sdk/merkle.ts, TREE_ARITY): one Poseidon(16) per
+// The trace tree is 16-ary (sdk/core/merkle.ts, TREE_ARITY): one Poseidon(16) per
 // internal node. A circuit of capacity N = 2^D holds levels 0..H, H = ceil(D/4);
 // level l has ceil(N / 16^l) nodes, and children beyond them are empty subtrees
 // (zeroHash constants). Flat layout, leaves first, the root last:

@@ -9,7 +9,7 @@ include "circomlib/circuits/comparators.circom";
 // docs/SOUNDNESS.md, "Cross-record checks", has the argument;
 // test/circuits/multiset.test.ts the edges and forged witnesses.
 
-// Bits of a label below n: the least B with 2^B >= n (sdk/multiset.ts, countBits).
+// Bits of a label below n: the least B with 2^B >= n (sdk/core/multiset.ts, countBits).
 function countBits(n) {
     var b = 0;
     while ((1 << b) < n) b++;
@@ -45,7 +45,7 @@ template SelectedProduct(N) {
 // Values u_1..u_m are distinct iff 1/f, f(X) = ∏ (X - u_k), has only simple poles, iff
 // it splits into partial fractions
 //   1/f(X) = Σ_k w_k / (X - u_k)        (then w_k = 1 / ∏_(j≠k) (u_k - u_j)).
-// The prover supplies the weights w (sdk/multiset.ts; any value where sel = 0) and the
+// The prover supplies the weights w (sdk/core/multiset.ts; any value where sel = 0) and the
 // circuit checks f(z)·Σ_sel w[i]/(z - u[i]) = 1, or, when nothing is selected (f = 1,
 // an empty sum), 0 = 0. With a repeated root, f·Σ w_k/(X - u_k) - 1
 // is a nonzero polynomial of degree < N for any weights (1/f has a double pole there,

@@ -3,9 +3,9 @@ pragma circom 2.1.0;
 include "circomlib/circuits/poseidon.circom";
 include "circomlib/circuits/poseidon_constants.circom";
 
-// The one Poseidon every gadget calls, equal to sdk/hash.ts's poseidon at every width 1..16.
+// The one Poseidon every gadget calls, equal to sdk/core/hash.ts's poseidon at every width 1..16.
 // Two templates compute it, picked per compiled circuit by leanPoseidon(), a function that the file
-// declaring `component main` defines (scripts/lib/circuit-build.ts writes it from the instance table):
+// declaring `component main` defines (prover/artifacts/circuit-build.ts writes it from the instance table):
 //   0: circomlib's Poseidon. Every round-constant addition and mix is a signal for --O2 to substitute
 //      away, which costs circom2 memory and time, but leaves the sparsest A and B matrices.
 //   1: PoseidonLean below. The linear layers stay expressions: the same constraints, compiled 4x faster

@@ -4,7 +4,7 @@ pragma circom 2.1.0;
 // leaves are 0): Z(0) = 0, Z(l+1) = Poseidon(Z(l) sixteen times).
 // Constants rather than in-circuit hashes: they cost no constraints.
 // Heights 0..6 cover every capacity up to 2^24 records.
-// test/circuits/gadgets.test.ts checks every entry against sdk/merkle.ts.
+// test/circuits/gadgets.test.ts checks every entry against sdk/core/merkle.ts.
 function zeroHash(level) {
     if (level == 0) return 0;
     if (level == 1) return 6961025786505490270790487869888725702980364259855350215456397845563605340881;

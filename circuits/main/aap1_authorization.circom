@@ -32,7 +32,7 @@ template Aap1AuthorizationMain(D, K, T) {
     signal input cpActive[K];
     signal input gatedTools[T];
     signal input authorities[3];
-    // Aap1Authorization's labels and certificate (sdk/predicates/aap1-chains.ts), checked there.
+    // Aap1Authorization's labels and certificate (sdk/core/predicates/aap1/chains.ts), checked there.
     signal input chainRank[N];
     signal input chainLast[N];
     signal input chainPred[N];

@@ -16,9 +16,9 @@ include "../predicates/aap2_scope.circom";
 // D: capacity 2^D records; K: checkpoints; T: scoped tools; P: allowed prefixes;
 // E: scope grant/revoke events the trace may hold (EventLog).
 // pathWitness[i]: record i's path ancestors a_0..a_PREFIX_DEPTH and full path hash
-// (sdk/paths.ts pathWitness); checked against the record's slot where it matters.
+// (sdk/core/paths.ts pathWitness); checked against the record's slot where it matters.
 // cover[i]: the ancestor hash that covers record i; violationAt: the record that
-// violates, when outcome = 1 (aap2Scope.recordInputs, sdk/predicates/aap2-scope.ts).
+// violates, when outcome = 1 (aap2Scope.recordInputs, sdk/core/predicates/aap2/definition.ts).
 template Aap2ScopeMain(D, K, T, P, E) {
     var N = 1 << D;
     var S = slotCount();

@@ -8,7 +8,7 @@ include "../gadgets/hash.circom";
 include "../gadgets/multiset.circom";
 
 // AAP-1 authorization (invocation mode). Semantics, θ and encoding:
-// sdk/predicates/aap1-authorization.ts. In short, an executed call i to a gated
+// sdk/core/predicates/aap1/definition.ts. In short, an executed call i to a gated
 // tool is authorized iff
 //   (a) it has an action id (slot != 0),
 //   (b) no earlier executed gated call has the same action id (one invocation, once),
@@ -18,11 +18,11 @@ include "../gadgets/multiset.circom";
 // Each record i needs a state over the earlier records with its action id: the
 // latest authorization's validity and (tool, args), and whether a gated call came
 // before. Aap1Authorization threads that state through each action id's records
-// in linear cost, from the prover's labels (sdk/predicates/aap1-chains.ts).
+// in linear cost, from the prover's labels (sdk/core/predicates/aap1/chains.ts).
 
 // The θ vector of AAP-1, hashed to the promise's paramsHash:
 // [PREDICATE_ID, T, 3, gatedTools[T], human, policy, auto_review]
-// (sdk/predicates/aap1-authorization.ts, thetaVector).
+// (sdk/core/predicates/aap1/definition.ts, thetaVector).
 function AAP1_PREDICATE_ID() { return 1; }
 
 // What the scan needs of one record, decoded from its slots.

@@ -7,11 +7,11 @@ include "../gadgets/constants.circom";
 include "../gadgets/active_set.circom";
 
 // AAP-2 scope: every executed call to a scoped tool targets a path under a prefix
-// that is active at that call. Semantics, θ and encoding: sdk/predicates/aap2-scope.ts.
+// that is active at that call. Semantics, θ and encoding: sdk/core/predicates/aap2/definition.ts.
 //
 // A record is checked when it is real (active), executed (kind = CALL) and its tool
 // is in `tools`. Its target slot holds pathDigest = Poseidon(a_0..a_4, c_full)
-// (sdk/paths.ts), or 0 when the path argument is missing or null: fail-closed,
+// (sdk/core/paths.ts), or 0 when the path argument is missing or null: fail-closed,
 // a missing path violates. The prover supplies the path witness (a_0..a_4, c_full);
 // for a checked call with a digest it must hash to the slot, so by collision
 // resistance a_d is the path's real depth-d ancestor hash (0 past its depth).
@@ -100,5 +100,5 @@ template Aap2Uncovered(P, E) {
 }
 
 // The θ vector of AAP-2, hashed to the promise's paramsHash:
-// [PREDICATE_ID, T, P, tools[T], prefixes[P]] (sdk/predicates/aap2-scope.ts).
+// [PREDICATE_ID, T, P, tools[T], prefixes[P]] (sdk/core/predicates/aap2/definition.ts).
 function AAP2_PREDICATE_ID() { return 2; }

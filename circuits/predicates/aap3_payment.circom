@@ -6,7 +6,7 @@ include "../gadgets/constants.circom";
 include "../gadgets/limits.circom";
 
 // AAP-3 payment: every executed call to a pay tool goes to allowlisted merchants
-// with an amount <= cap. Semantics, θ and encoding: sdk/predicates/aap3-payment.ts.
+// with an amount <= cap. Semantics, θ and encoding: sdk/core/predicates/aap3/definition.ts.
 // Per record: a real (active), executed (kind = CALL) call to a tool in `tools`
 // violates if
 //   - its amount is missing or malformed (aux = 0), or amount > cap; or
@@ -57,5 +57,5 @@ template Aap3RecordViolation(P, M) {
 }
 
 // The θ vector of AAP-3, hashed to the promise's paramsHash:
-// [PREDICATE_ID, P, M, tools[P], merchants[M], cap] (sdk/predicates/aap3-payment.ts).
+// [PREDICATE_ID, P, M, tools[P], merchants[M], cap] (sdk/core/predicates/aap3/definition.ts).
 function AAP3_PREDICATE_ID() { return 3; }

@@ -6,7 +6,7 @@ include "../gadgets/constants.circom";
 include "../gadgets/active_set.circom";
 
 // AAP-4 recipients: every recipient of a call to an outbound tool is allowed at
-// that call. Semantics, θ and encoding: sdk/predicates/aap4-recipients.ts.
+// that call. Semantics, θ and encoding: sdk/core/predicates/aap4/definition.ts.
 // Record I (a real (active), executed (kind = CALL) call to a tool in `tools`)
 // violates if any present target (slot != 0) is not active at I: the allowed set
 // starts as `allow` and the recipient grant/revoke events before I (SetEvents,
@@ -48,5 +48,5 @@ template Aap4RecordViolation(T, A, E) {
 }
 
 // The θ vector of AAP-4, hashed to the promise's paramsHash:
-// [PREDICATE_ID, T, A, tools[T], allow[A]] (sdk/predicates/aap4-recipients.ts).
+// [PREDICATE_ID, T, A, tools[T], allow[A]] (sdk/core/predicates/aap4/definition.ts).
 function AAP4_PREDICATE_ID() { return 4; }

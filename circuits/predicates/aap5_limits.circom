@@ -7,7 +7,7 @@ include "../gadgets/limits.circom";
 include "../gadgets/repeats.circom";
 
 // AAP-5 limits over the executed calls of a trace. Semantics, θ and encoding:
-// sdk/predicates/aap5-limits.ts. With call[i] = active and kind = CALL:
+// sdk/core/predicates/aap5/definition.ts. With call[i] = active and kind = CALL:
 //   count  = #{ i : call[i], tool[i] in countedTools }           > maxCount  violates
 //   sum    = Σ amount[i] over call[i], tool[i] in summedTools    > maxSum    violates
 //   a summed call whose amount is missing or malformed (aux = 0)             violates
@@ -48,5 +48,5 @@ template Aap5RecordFlags(C, S) {
 
 // The θ vector of AAP-5, hashed to the promise's paramsHash:
 // [PREDICATE_ID, C, S, countedTools[C], summedTools[S], maxCount + 1, maxSum + 1,
-//  maxRepeat + 1] with 0 for an absent limit (sdk/predicates/aap5-limits.ts).
+//  maxRepeat + 1] with 0 for an absent limit (sdk/core/predicates/aap5/definition.ts).
 function AAP5_PREDICATE_ID() { return 5; }

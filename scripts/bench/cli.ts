@@ -6,10 +6,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { loadManifest } from "../../prover/artifacts.js";
+import { loadManifest } from "../../prover/artifacts/manifest.js";
 import { releaseProver } from "../../prover/prove.js";
-import { ROOT } from "../lib/circuit-build.js";
-import { Progress } from "../lib/progress.js";
+import { ROOT } from "../../prover/artifacts/circuit-build.js";
+import { Progress } from "../../prover/artifacts/progress.js";
 import { spread } from "./analysis.js";
 import { benchMachine } from "./machine.js";
 import {

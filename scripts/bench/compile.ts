@@ -12,9 +12,9 @@ import {
   ROOT,
   sourcesHash,
   type Instance,
-} from "../lib/circuit-build.js";
-import { poseidonChoice } from "../lib/poseidon-choice.js";
-import { readR1csHeader, runTool, sha256Hex } from "../lib/zkfiles.js";
+} from "../../prover/artifacts/circuit-build.js";
+import { poseidonChoice } from "../../prover/artifacts/poseidon-choice.js";
+import { readR1csHeader, runTool, sha256Hex } from "../../prover/artifacts/zkfiles.js";
 
 const CACHE = path.join(ROOT, "build/bench/compiled.json");
 

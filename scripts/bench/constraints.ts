@@ -1,7 +1,7 @@
 // Constraint counts per predicate and capacity: built circuits (manifest), compile-only counts for
 // capacities whose keys cost too much, and a fitted a + b·N + c·N² extrapolation past what compiles in
 // reasonable time. Per-checkpoint cost comes from the checkpoint chain at K = 4 and K = 3.
-import { loadManifest } from "../../prover/artifacts.js";
+import { loadManifest } from "../../prover/artifacts/manifest.js";
 import { evaluatePoly, polyFit, type Fit } from "./analysis.js";
 import { checkpointChainCount, commitmentCount, predicateCount } from "./compile.js";
 

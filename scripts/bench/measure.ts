@@ -13,15 +13,15 @@ import {
   type EscrowClient,
   type Wallet,
   scopedSessionId,
-} from "../../sdk/chain.js";
-import type { RecordBody, TraceRecord } from "../../sdk/records.js";
+} from "../../sdk/chain/escrow.js";
+import type { RecordBody, TraceRecord } from "../../sdk/core/records.js";
 import { Session } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
-import { circuitArtifacts } from "../../prover/artifacts.js";
+import { circuitArtifacts } from "../../prover/artifacts/manifest.js";
 import { prepareClaim } from "../../prover/claims.js";
 import { deployZkVai, registerPromise, type Deployment } from "../../prover/deploy.js";
 import { evmWords } from "../../prover/prove.js";
-import { ROOT } from "../lib/circuit-build.js";
+import { ROOT } from "../../prover/artifacts/circuit-build.js";
 import type { ProveMeasurement, ProveRequest } from "./prove-child.js";
 import { benchTraces, recordMix } from "./traces.js";
 

@@ -6,13 +6,13 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { keccak256, toBytes } from "viem";
-import { canonicalJson } from "../../sdk/canonical.js";
-import { callAmount } from "../../sdk/encoding.js";
-import { importVaiJsonl } from "../../sdk/import-vai.js";
-import { PREDICATES } from "../../sdk/predicates/index.js";
-import { parseProfile, type EncodingProfile } from "../../sdk/profile.js";
-import { parseRecord, type CallRecord, type TraceRecord } from "../../sdk/records.js";
-import { ROOT } from "../lib/circuit-build.js";
+import { canonicalJson } from "../../sdk/core/canonical.js";
+import { callAmount } from "../../sdk/core/encoding.js";
+import { importVaiJsonl } from "../../sdk/core/import-vai.js";
+import { PREDICATES } from "../../sdk/core/predicates/index.js";
+import { parseProfile, type EncodingProfile } from "../../sdk/core/profile.js";
+import { parseRecord, type CallRecord, type TraceRecord } from "../../sdk/core/records.js";
+import { ROOT } from "../../prover/artifacts/circuit-build.js";
 
 export interface BenchTraces {
   predicate: string;

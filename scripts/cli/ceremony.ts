@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import * as snarkjs from "snarkjs";
 import { releaseProver } from "../../prover/prove.js";
-import { sha256File } from "../lib/zkfiles.js";
+import { sha256File } from "../../prover/artifacts/zkfiles.js";
 
 export const CEREMONY_USAGE = `usage: vai ceremony <new|contribute|beacon|verify|export> [options]
 

@@ -3,11 +3,11 @@
 // verifier the manifest's circuit compiles to (no proxy, no other code), that the promise's copy equals
 // the escrow's registry, and how much reserve is not yet earmarked for open claims.
 import type { Address } from "viem";
-import { EscrowClient, type ChainHandle } from "../../sdk/chain.js";
-import { PREDICATES } from "../../sdk/predicates/index.js";
-import type { Manifest } from "../../prover/artifacts.js";
-import { SettlementInvalid } from "./evidence.js";
-import { checkEscrowContracts, manifestCircuitAt } from "./verify-settlement.js";
+import { EscrowClient, type ChainHandle } from "../../sdk/chain/escrow.js";
+import { PREDICATES } from "../../sdk/core/predicates/index.js";
+import type { Manifest } from "../../prover/artifacts/manifest.js";
+import { SettlementInvalid } from "../../sdk/user/evidence.js";
+import { checkEscrowContracts, manifestCircuitAt } from "../../sdk/user/verify-settlement.js";
 
 export interface PromiseReport {
   promiseId: bigint;

@@ -2,15 +2,15 @@
 // prove the circuit's outcome locally. Accepts zkVAI records and VAI ActionRecords.
 import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { encodeSlots } from "../../sdk/encoding.js";
-import { importVaiJsonl, type ImportOptions } from "../../sdk/import-vai.js";
-import { PREDICATES, type PredicateDefinition, type Verdict } from "../../sdk/predicates/index.js";
-import { parseProfile, type EncodingProfile } from "../../sdk/profile.js";
-import { parseRecord, type TraceRecord } from "../../sdk/records.js";
-import { circuitArtifacts, loadManifest } from "../../prover/artifacts.js";
+import { encodeSlots } from "../../sdk/core/encoding.js";
+import { importVaiJsonl, type ImportOptions } from "../../sdk/core/import-vai.js";
+import { PREDICATES, type PredicateDefinition, type Verdict } from "../../sdk/core/predicates/index.js";
+import { parseProfile, type EncodingProfile } from "../../sdk/core/profile.js";
+import { parseRecord, type TraceRecord } from "../../sdk/core/records.js";
+import { circuitArtifacts, loadManifest } from "../../prover/artifacts/manifest.js";
 import { prove, releaseProver, verifyLocally } from "../../prover/prove.js";
 import { capacityProblem, claimInput, shapeOf } from "../../prover/witness.js";
-import { Progress } from "../lib/progress.js";
+import { Progress } from "../../prover/artifacts/progress.js";
 
 export const CHECK_USAGE = `usage: vai check --promise <promise.json> --trace <records.jsonl> [--prove]
 

@@ -2,11 +2,11 @@
 // the trace store. Refuses (InputError) a node on another chain or without the escrow, before anything is sent.
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { EscrowClient, privateKeyWallet, rpcChain, type ChainHandle, type Wallet } from "../../sdk/chain.js";
+import { EscrowClient, privateKeyWallet, rpcChain, type ChainHandle, type Wallet } from "../../sdk/chain/escrow.js";
 import { TraceStore } from "../../sdk/store.js";
 import { describeError, InputError } from "./common.js";
 import { loadConfig, rpcUrlFor, type ConfigFlags, type VaiConfig } from "./config.js";
-import { readDeploymentFile, type DeploymentFile } from "./deployment.js";
+import { readDeploymentFile, type DeploymentFile } from "../../sdk/chain/deployment.js";
 
 export type Role = "provider" | "user";
 

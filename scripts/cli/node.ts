@@ -2,9 +2,9 @@
 // Both write the deployment file every other command reads.
 import { existsSync } from "node:fs";
 import { formatEther } from "viem";
-import { loadManifest } from "../../prover/artifacts.js";
-import { startHardhatNode } from "../lib/hardhat-node.js";
-import { Progress } from "../lib/progress.js";
+import { loadManifest } from "../../prover/artifacts/manifest.js";
+import { startHardhatNode } from "../../sdk/dev/hardhat-node.js";
+import { Progress } from "../../prover/artifacts/progress.js";
 import {
   CHAIN_OPTIONS,
   InputError,
@@ -17,7 +17,7 @@ import {
 import { USAGE } from "./usage.js";
 import { loadConfig, rpcUrlFor } from "./config.js";
 import { abortOnSignals, openChain, walletFor } from "./connect.js";
-import { deployAll, writeDeploymentFile, type DeploymentFile } from "./deployment.js";
+import { deployAll, writeDeploymentFile, type DeploymentFile } from "../../sdk/chain/deployment.js";
 
 export const nodeCommand: Command = {
   usage: USAGE.node,

@@ -2,13 +2,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { formatEther } from "viem";
-import { PREDICATES, paramsHashOf, predicateById } from "../../sdk/predicates/index.js";
-import { parseProfile, type EncodingProfile } from "../../sdk/profile.js";
+import { PREDICATES, paramsHashOf, predicateById } from "../../sdk/core/predicates/index.js";
+import { parseProfile, type EncodingProfile } from "../../sdk/core/profile.js";
 import { registerPromise } from "../../prover/deploy.js";
-import { MANIFEST_PATH } from "../../prover/artifacts.js";
+import { MANIFEST_PATH } from "../../prover/artifacts/manifest.js";
 import { checkPromise, type PromiseReport } from "./check-promise.js";
-import { readManifestFile, SettlementInvalid } from "./evidence.js";
-import { REPO_ROOT } from "../../sdk/chain.js";
+import { readManifestFile, SettlementInvalid } from "../../sdk/user/evidence.js";
+import { REPO_ROOT } from "../../sdk/chain/escrow.js";
 import {
   AlreadyReported,
   CHAIN_OPTIONS,
@@ -23,7 +23,7 @@ import {
 } from "./common.js";
 import { USAGE } from "./usage.js";
 import { connect, openStore, parseRole } from "./connect.js";
-import { asProverDeployment } from "./deployment.js";
+import { asProverDeployment } from "../../sdk/chain/deployment.js";
 
 export const promiseCommand: Command = {
   usage: USAGE.promise,

@@ -2,7 +2,7 @@
 import { formatEther } from "viem";
 import { prepareClaim } from "../../prover/claims.js";
 import { prove, releaseProver, verifyLocally } from "../../prover/prove.js";
-import { Progress } from "../lib/progress.js";
+import { Progress } from "../../prover/artifacts/progress.js";
 import {
   CHAIN_OPTIONS,
   InputError,
@@ -14,7 +14,7 @@ import {
 } from "./common.js";
 import { USAGE } from "./usage.js";
 import { connect, openStore, parseRole } from "./connect.js";
-import { checkVerifierCode } from "./evidence.js";
+import { checkVerifierCode } from "../../sdk/user/evidence.js";
 
 export const proveCommand: Command = {
   usage: USAGE.prove,

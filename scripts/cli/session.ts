@@ -1,6 +1,6 @@
 // vai session show: a session as the chain committed it, next to what the local store can reproduce.
-import { encodeRecord } from "../../sdk/encoding.js";
-import { commitmentRoot, prefixCommitment } from "../../sdk/merkle.js";
+import { encodeRecord } from "../../sdk/core/encoding.js";
+import { commitmentRoot, prefixCommitment } from "../../sdk/core/merkle.js";
 import {
   CHAIN_OPTIONS,
   HELP,

@@ -2,8 +2,8 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { REPO_ROOT } from "../../sdk/chain.js";
-import type { Manifest } from "../../prover/artifacts.js";
+import { REPO_ROOT } from "../../sdk/chain/escrow.js";
+import type { Manifest } from "../../prover/artifacts/manifest.js";
 import { InputError, parseCommand, runCommand, type Command } from "./common.js";
 import { USAGE } from "./usage.js";
 
@@ -17,7 +17,7 @@ export const setupCommand: Command = {
         only: { type: "string" },
         force: { type: "boolean", default: false },
       });
-      const { loadInstances } = await import("../lib/circuit-build.js");
+      const { loadInstances } = await import("../../prover/artifacts/circuit-build.js");
       const table = await loadInstances(path.join(REPO_ROOT, "circuits/instances.json"));
       if (values.only !== undefined && !table.some((i) => i.name === values.only))
         throw new InputError(

@@ -1,7 +1,7 @@
 // vai verify: a user's independent check that a settlement followed from a valid proof.
 import path from "node:path";
-import { REPO_ROOT } from "../../sdk/chain.js";
-import { MANIFEST_PATH } from "../../prover/artifacts.js";
+import { REPO_ROOT } from "../../sdk/chain/escrow.js";
+import { MANIFEST_PATH } from "../../prover/artifacts/manifest.js";
 import { releaseProver } from "../../prover/prove.js";
 import {
   AlreadyReported,
@@ -18,8 +18,8 @@ import {
 import { USAGE } from "./usage.js";
 import { loadConfig, rpcUrlFor } from "./config.js";
 import { connect, openChain } from "./connect.js";
-import { readManifestFile, SettlementInvalid } from "./evidence.js";
-import { SettlementUncheckable, verifySettlement, type SettlementReport } from "./verify-settlement.js";
+import { readManifestFile, SettlementInvalid } from "../../sdk/user/evidence.js";
+import { SettlementUncheckable, verifySettlement, type SettlementReport } from "../../sdk/user/verify-settlement.js";
 
 export const verifyCommand: Command = {
   usage: USAGE.verify,

@@ -1,7 +1,7 @@
 // Adversarial witness sweep of aap5_n4 (test/adversary/sweep.ts): repeats at and past the
 // limit, and a count at its maximum, each claimed the other way.
 import { it } from "vitest";
-import { parseRecord } from "../../sdk/records.js";
+import { parseRecord } from "../../sdk/core/records.js";
 import { fixtureCase, sweep, SWEEP_TIMEOUT_MS } from "./sweep.js";
 
 const searches = (n: number) =>

@@ -9,11 +9,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { expect } from "vitest";
 import { claimInput, shapeOf, type CircuitInput } from "../../prover/witness.js";
-import { KIND, SLOT, SLOT_COUNT } from "../../sdk/encoding.js";
-import { FIELD_MODULUS } from "../../sdk/hash.js";
-import { predicateById, type PredicateDefinition } from "../../sdk/predicates/index.js";
-import { parseProfile, type EncodingProfile } from "../../sdk/profile.js";
-import { parseRecord, type TraceRecord } from "../../sdk/records.js";
+import { KIND, SLOT, SLOT_COUNT } from "../../sdk/core/encoding.js";
+import { FIELD_MODULUS } from "../../sdk/core/hash.js";
+import { predicateById, type PredicateDefinition } from "../../sdk/core/predicates/index.js";
+import { parseProfile, type EncodingProfile } from "../../sdk/core/profile.js";
+import { parseRecord, type TraceRecord } from "../../sdk/core/records.js";
 import { BIT_NAMES, play, signalsLike, type Move } from "../helpers/adversary.js";
 import { builtCircuit, type TestCircuit } from "../helpers/circuit.js";
 import { instance } from "../helpers/instance.js";

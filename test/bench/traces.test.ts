@@ -2,7 +2,7 @@
 // checked inside benchTraces; these tests make sure it refuses a wrong label and that the mix holds).
 import { describe, expect, it } from "vitest";
 import { BENCH_PREDICATES, benchTraces, recordMix } from "../../scripts/bench/traces.js";
-import { PREDICATES } from "../../sdk/predicates/index.js";
+import { PREDICATES } from "../../sdk/core/predicates/index.js";
 import { instancesOf } from "../helpers/instance.js";
 
 describe("bench traces", () => {

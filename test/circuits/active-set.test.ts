@@ -5,7 +5,7 @@
 // exact cost.
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { KIND } from "../../sdk/encoding.js";
+import { KIND } from "../../sdk/core/encoding.js";
 import {
   compileTestCircuit,
   forge,

@@ -3,8 +3,8 @@
 // the exact cost of the invariant, every slot of every padding row forged, and the adversary's solver.
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { leafHash } from "../../sdk/encoding.js";
-import { commitmentRoot } from "../../sdk/merkle.js";
+import { leafHash } from "../../sdk/core/encoding.js";
+import { commitmentRoot } from "../../sdk/core/merkle.js";
 import { play } from "../helpers/adversary.js";
 import { compileTestCircuit, witnessFails, type TestCircuit } from "../helpers/circuit.js";
 import { circuitsCopy, ZERO_ROWS } from "../helpers/circuits-copy.js";

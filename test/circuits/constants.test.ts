@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { expect, it } from "vitest";
-import { KIND, SLOT, SLOT_COUNT } from "../../sdk/encoding.js";
-import { stringToField } from "../../sdk/hash.js";
-import { PREFIX_DEPTH } from "../../sdk/paths.js";
+import { KIND, SLOT, SLOT_COUNT } from "../../sdk/core/encoding.js";
+import { stringToField } from "../../sdk/core/hash.js";
+import { PREFIX_DEPTH } from "../../sdk/core/paths.js";
 
 const text = readFileSync("circuits/gadgets/constants.circom", "utf8");
 const constant = (name: string) => {

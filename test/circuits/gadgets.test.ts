@@ -2,8 +2,8 @@
 // signal, expect an unsatisfied constraint), and exact constraint counts.
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { hashVector, poseidon } from "../../sdk/hash.js";
-import { commitmentRoot, prefixCommitment, zeroHash } from "../../sdk/merkle.js";
+import { hashVector, poseidon } from "../../sdk/core/hash.js";
+import { commitmentRoot, prefixCommitment, zeroHash } from "../../sdk/core/merkle.js";
 import {
   compileTestCircuit,
   forge,

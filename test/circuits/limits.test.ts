@@ -1,7 +1,7 @@
 // circuits/gadgets/limits.circom: amounts from the aux slot, optional limits and the
 // comparison, at their 64-bit edges, with forged witnesses and exact costs.
 import { beforeAll, describe, expect, it } from "vitest";
-import { FIELD_MODULUS } from "../../sdk/hash.js";
+import { FIELD_MODULUS } from "../../sdk/core/hash.js";
 import {
   compileTestCircuit,
   forge,

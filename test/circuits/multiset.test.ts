@@ -1,8 +1,8 @@
 // circuits/gadgets/multiset.circom: the selected product and the partial-fraction
 // distinctness certificate, at their edges and against forged witnesses.
 import { beforeAll, describe, expect, it } from "vitest";
-import { FIELD_MODULUS } from "../../sdk/hash.js";
-import { partialFractionWeights } from "../../sdk/multiset.js";
+import { FIELD_MODULUS } from "../../sdk/core/hash.js";
+import { partialFractionWeights } from "../../sdk/core/multiset.js";
 import {
   compileTestCircuit,
   forge,
@@ -65,7 +65,7 @@ describe("DistinctRoots (4 entries)", () => {
     );
   });
   const Z = 0x1234567890abcdefn;
-  /** The honest weights (sdk/multiset.ts) at the selected entries, `other` elsewhere. */
+  /** The honest weights (sdk/core/multiset.ts) at the selected entries, `other` elsewhere. */
   const weights = (sel: number[], u: bigint[], other = 0n) => {
     const w = partialFractionWeights(u.filter((_, i) => sel[i]));
     let k = 0;

@@ -1,9 +1,9 @@
 // The two Poseidon templates behind PoseidonHash (circuits/gadgets/poseidon.circom): both equal
-// sdk/hash.ts's poseidon at every width circomlib supports, at the same constraint count, and every
+// sdk/core/hash.ts's poseidon at every width circomlib supports, at the same constraint count, and every
 // S-box signal of the lean one is pinned by a constraint.
 import { beforeAll, describe, expect, it } from "vitest";
-import { FIELD_MODULUS, poseidon } from "../../sdk/hash.js";
-import { POSEIDON_TEMPLATES, type PoseidonTemplate } from "../../scripts/lib/poseidon-choice.js";
+import { FIELD_MODULUS, poseidon } from "../../sdk/core/hash.js";
+import { POSEIDON_TEMPLATES, type PoseidonTemplate } from "../../prover/artifacts/poseidon-choice.js";
 import {
   compileTestCircuit,
   forge,
@@ -60,7 +60,7 @@ describe.each(POSEIDON_TEMPLATES)("PoseidonHash with the %s template", (t) => {
     expect(circuits[t].constraints).toBe(expectedConstraints(widths));
   });
 
-  it.each(Object.keys(INPUTS))("equals sdk/hash.ts at every width on %s", async (name) => {
+  it.each(Object.keys(INPUTS))("equals sdk/core/hash.ts at every width on %s", async (name) => {
     const x = INPUTS[name]!.slice(0, widths);
     const w = await circuits[t].witness({ x: x.map(String) });
     expect(circuits[t].firstUnsatisfied(w)).toBe(-1);

@@ -1,11 +1,11 @@
 // circuits/gadgets/repeats.circom: occurrence counts of (tool, args) keys from the
-// prover's labels (sdk/repeats.ts), against a TS model; labels that lie about a count
+// prover's labels (sdk/core/repeats.ts), against a TS model; labels that lie about a count
 // (a key split in two, a count skipped, a wrong last bit, a count out of range) have
 // no witness, and forged internal signals break a constraint.
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { countBits } from "../../sdk/multiset.js";
-import { certifyLabels, repeatHints, type RepeatRecord } from "../../sdk/repeats.js";
+import { countBits } from "../../sdk/core/multiset.js";
+import { certifyLabels, repeatHints, type RepeatRecord } from "../../sdk/core/repeats.js";
 import {
   compileTestCircuit,
   forge,

@@ -14,11 +14,11 @@ import {
   rpcChain,
   type ChainHandle,
   scopedSessionId,
-} from "../../sdk/chain.js";
+} from "../../sdk/chain/escrow.js";
 import { Session } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
-import { loadManifest } from "../../prover/artifacts.js";
-import { freePort, startHardhatNode, type HardhatNode } from "../../scripts/lib/hardhat-node.js";
+import { loadManifest } from "../../prover/artifacts/manifest.js";
+import { freePort, startHardhatNode, type HardhatNode } from "../../sdk/dev/hardhat-node.js";
 import { DEV_KEYS, tempWorkspace, vai, vaiInProcess } from "./cli-helpers.js";
 
 const PROFILE = { version: 1, tools: { read: {}, send_email: { target: "to" } } } as const;
@@ -57,7 +57,7 @@ async function recordSession(label: string, recipients: string[]): Promise<Hex> 
     fromBlock: BigInt(deployment.fromBlock),
   });
   const store = TraceStore.open(env.VAI_STORE);
-  // Scoped to the provider's key, the account that opens it (sdk/chain.ts scopedSessionId).
+  // Scoped to the provider's key, the account that opens it (sdk/chain/escrow.ts scopedSessionId).
   const sessionId = scopedSessionId(escrow.wallet!.account!.address, label);
   const user = chain.wallets[1].account.address;
   const rec = await Session.open({

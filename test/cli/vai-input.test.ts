@@ -3,9 +3,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rpcChain, type ChainHandle } from "../../sdk/chain.js";
-import { startHardhatNode, type HardhatNode } from "../../scripts/lib/hardhat-node.js";
-import { deployAll, writeDeploymentFile } from "../../scripts/cli/deployment.js";
+import { rpcChain, type ChainHandle } from "../../sdk/chain/escrow.js";
+import { startHardhatNode, type HardhatNode } from "../../sdk/dev/hardhat-node.js";
+import { deployAll, writeDeploymentFile } from "../../sdk/chain/deployment.js";
 import { pooled, tempWorkspace, vai, vaiInProcess, type VaiRun } from "./cli-helpers.js";
 
 let node: HardhatNode;

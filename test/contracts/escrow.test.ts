@@ -13,8 +13,8 @@ import {
   type ChainHandle,
   type Wallet,
   scopedSessionId,
-} from "../../sdk/chain.js";
-import { accumulate, claimContext, FIELD_MODULUS } from "../../sdk/hash.js";
+} from "../../sdk/chain/escrow.js";
+import { accumulate, claimContext, FIELD_MODULUS } from "../../sdk/core/hash.js";
 import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
 const R = FIELD_MODULUS;

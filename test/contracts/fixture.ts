@@ -13,7 +13,7 @@ import {
   type ChainHandle,
   type Wallet,
   scopedSessionId,
-} from "../../sdk/chain.js";
+} from "../../sdk/chain/escrow.js";
 import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
 export const DAY = 24n * 3600n;

@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseEventLogs, type Hex, type TransactionReceipt } from "viem";
-import { ClaimStatus, type EscrowClient, type Wallet } from "../../sdk/chain.js";
+import { ClaimStatus, type EscrowClient, type Wallet } from "../../sdk/chain/escrow.js";
 import { escrowFixture, ledger, proofsValid, sid, type Fixture } from "./fixture.js";
 
 const fx = escrowFixture({ maxCheckpoints: 4 });

@@ -9,8 +9,8 @@ import {
   type AbiFunction,
   type Hex,
 } from "viem";
-import { ClaimStatus, deployContract, readArtifact } from "../../sdk/chain.js";
-import { FIELD_MODULUS as R } from "../../sdk/hash.js";
+import { ClaimStatus, deployContract, readArtifact } from "../../sdk/chain/escrow.js";
+import { FIELD_MODULUS as R } from "../../sdk/core/hash.js";
 import {
   addressesOf,
   at,

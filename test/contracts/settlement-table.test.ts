@@ -3,7 +3,7 @@
 // state, and that the escrow still holds exactly what it owes (P6). docs/PROTOCOL.md prints the same table.
 import { describe, expect, it } from "vitest";
 import type { Hex } from "viem";
-import { ClaimStatus } from "../../sdk/chain.js";
+import { ClaimStatus } from "../../sdk/chain/escrow.js";
 import {
   addressesOf,
   at,

@@ -2,7 +2,7 @@
 // The verifier is a MockVerifier: "a proof of violation" is a settle(…, true) it accepts. Fence posts are
 // tried on both sides of every deadline, on the same state (whatIf rolls the chain back).
 import { describe, expect, it } from "vitest";
-import { ClaimStatus } from "../../sdk/chain.js";
+import { ClaimStatus } from "../../sdk/chain/escrow.js";
 import {
   addressesOf,
   at,

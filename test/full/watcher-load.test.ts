@@ -10,9 +10,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { deployZkVai, registerPromise } from "../../prover/deploy.js";
 import { releaseProver } from "../../prover/prove.js";
 import { ClaimWatcher } from "../../prover/watcher.js";
-import { embeddedChain, scopedSessionId } from "../../sdk/chain.js";
+import { embeddedChain, scopedSessionId } from "../../sdk/chain/escrow.js";
 import { memoryLogger } from "../../sdk/log.js";
-import type { EncodingProfile } from "../../sdk/profile.js";
+import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { Session } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 

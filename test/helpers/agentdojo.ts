@@ -3,9 +3,9 @@
 // and each promise's AAP-4 θ.
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { importVaiJsonl, type ImportedTrace } from "../../sdk/import-vai.js";
-import type { EncodingProfile } from "../../sdk/profile.js";
-import type { Aap4Theta } from "../../sdk/predicates/aap4-recipients.js";
+import { importVaiJsonl, type ImportedTrace } from "../../sdk/core/import-vai.js";
+import type { EncodingProfile } from "../../sdk/core/profile.js";
+import type { Aap4Theta } from "../../sdk/core/predicates/aap4/definition.js";
 
 const DIR = join(process.cwd(), "fixtures", "vai-agentdojo");
 

@@ -8,9 +8,9 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { readR1cs } from "r1csfile";
 import { expect } from "vitest";
-import { isBuildFresh, loadInstances } from "../../scripts/lib/circuit-build.js";
-import { poseidonChoice, type PoseidonTemplate } from "../../scripts/lib/poseidon-choice.js";
-import { FIELD_MODULUS } from "../../sdk/hash.js";
+import { isBuildFresh, loadInstances } from "../../prover/artifacts/circuit-build.js";
+import { poseidonChoice, type PoseidonTemplate } from "../../prover/artifacts/poseidon-choice.js";
+import { FIELD_MODULUS } from "../../sdk/core/hash.js";
 import { firstBroken, type Constraint } from "./witness-solver.js";
 
 const ROOT = process.cwd();

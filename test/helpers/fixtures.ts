@@ -4,8 +4,8 @@
 // check the oracle against `expected` and the circuit against the oracle.
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { parseProfile, type EncodingProfile } from "../../sdk/profile.js";
-import { parseRecord, type TraceRecord } from "../../sdk/records.js";
+import { parseProfile, type EncodingProfile } from "../../sdk/core/profile.js";
+import { parseRecord, type TraceRecord } from "../../sdk/core/records.js";
 
 export interface PredicateFixture {
   file: string;

@@ -1,8 +1,8 @@
 // Circuit inputs built from hand-made slots: for encodings no TS record produces
 // (undecodable aux values, zero action slots, out-of-range amounts), which the
 // forged-input tests of each predicate need.
-import { leafHash, recordSalt, type EncodedRecord } from "../../sdk/encoding.js";
-import { paramsHashOf, type PredicateDefinition } from "../../sdk/predicates/index.js";
+import { leafHash, recordSalt, type EncodedRecord } from "../../sdk/core/encoding.js";
+import { paramsHashOf, type PredicateDefinition } from "../../sdk/core/predicates/index.js";
 import { predicateInput, type CircuitInput, type TraceShape } from "../../prover/witness.js";
 
 export function rawSlotsInput<Theta>(

@@ -1,7 +1,7 @@
 // Circuit instances from circuits/instances.json, compiled for witness tests (no setup needed).
 import { readFileSync } from "node:fs";
-import type { PoseidonTemplate } from "../../scripts/lib/poseidon-choice.js";
-import { isBuildFresh, loadInstances } from "../../scripts/lib/circuit-build.js";
+import type { PoseidonTemplate } from "../../prover/artifacts/poseidon-choice.js";
+import { isBuildFresh, loadInstances } from "../../prover/artifacts/circuit-build.js";
 import { builtCircuit, compileTestCircuit, type TestCircuit } from "./circuit.js";
 
 export interface Instance {

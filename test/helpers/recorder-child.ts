@@ -1,7 +1,7 @@
 // A provider process for the crash test: records calls through the SDK against a real node, reports each
 // acknowledged record on stdout, and then idles until the test kills it (SIGKILL, no chance to clean up).
 import { getAddress, type Hex } from "viem";
-import { EscrowClient, rpcChain } from "../../sdk/chain.js";
+import { EscrowClient, rpcChain } from "../../sdk/chain/escrow.js";
 import { Session } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 

@@ -7,7 +7,7 @@
 // which the caller computes with the circuit's own hint code. The result is then
 // checked against every constraint: a satisfying result is a witness the build's
 // r1cs accepts, whatever produced it.
-import { FIELD_MODULUS } from "../../sdk/hash.js";
+import { FIELD_MODULUS } from "../../sdk/core/hash.js";
 
 const P = FIELD_MODULUS;
 

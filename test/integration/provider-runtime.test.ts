@@ -16,18 +16,18 @@ import {
   rpcChain,
   type ChainHandle,
   scopedSessionId,
-} from "../../sdk/chain.js";
-import { encodeRecord } from "../../sdk/encoding.js";
-import { commitmentRoot, prefixCommitment } from "../../sdk/merkle.js";
-import { PREDICATES } from "../../sdk/predicates/index.js";
-import type { EncodingProfile } from "../../sdk/profile.js";
+} from "../../sdk/chain/escrow.js";
+import { encodeRecord } from "../../sdk/core/encoding.js";
+import { commitmentRoot, prefixCommitment } from "../../sdk/core/merkle.js";
+import { PREDICATES } from "../../sdk/core/predicates/index.js";
+import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { Session, type SessionOptions } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 import { deployZkVai, registerPromise } from "../../prover/deploy.js";
 import { releaseProver } from "../../prover/prove.js";
 import { ClaimWatcher } from "../../prover/watcher.js";
 import { memoryLogger } from "../../sdk/log.js";
-import { startHardhatNode } from "../../scripts/lib/hardhat-node.js";
+import { startHardhatNode } from "../../sdk/dev/hardhat-node.js";
 import { startRpcProxy, type RpcProxy } from "../helpers/rpc-proxy.js";
 import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 

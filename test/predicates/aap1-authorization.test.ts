@@ -4,14 +4,14 @@
 import fc from "fast-check";
 import { keccak256, toBytes } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
-import { canonicalJson, type Json } from "../../sdk/canonical.js";
-import { encodeRecord, KIND, SLOT } from "../../sdk/encoding.js";
-import { FIELD_MODULUS, stringToField } from "../../sdk/hash.js";
-import { prefixCommitment } from "../../sdk/merkle.js";
-import { aap1Authorization, type Aap1Theta } from "../../sdk/predicates/aap1-authorization.js";
-import { ThetaError } from "../../sdk/predicates/index.js";
-import type { EncodingProfile } from "../../sdk/profile.js";
-import { AUTHORITIES, DECISIONS, SCOPES, parseRecord, type TraceRecord } from "../../sdk/records.js";
+import { canonicalJson, type Json } from "../../sdk/core/canonical.js";
+import { encodeRecord, KIND, SLOT } from "../../sdk/core/encoding.js";
+import { FIELD_MODULUS, stringToField } from "../../sdk/core/hash.js";
+import { prefixCommitment } from "../../sdk/core/merkle.js";
+import { aap1Authorization, type Aap1Theta } from "../../sdk/core/predicates/aap1/definition.js";
+import { ThetaError } from "../../sdk/core/predicates/index.js";
+import type { EncodingProfile } from "../../sdk/core/profile.js";
+import { AUTHORITIES, DECISIONS, SCOPES, parseRecord, type TraceRecord } from "../../sdk/core/records.js";
 import { claimInput, type Checkpoint, type CircuitInput } from "../../prover/witness.js";
 import { rawSlotsInput } from "../helpers/inputs.js";
 import { compileInstance, instance } from "../helpers/instance.js";
@@ -522,7 +522,7 @@ describe("edge witnesses", () => {
     // A flag of 2 with a paramsHash that matches it: refused by the booleanity constraint.
     const vector = aap1Authorization.thetaVector(THETA);
     vector[vector.length - 3] = 2n;
-    const { hashVector } = await import("../../sdk/hash.js");
+    const { hashVector } = await import("../../sdk/core/hash.js");
     const twos = { ...honest, authorities: ["2", "1", "0"], paramsHash: String(hashVector(vector)) };
     expect(await witnessFails(circuit, twos)).toBe(true);
     expect(await witnessFails(circuit, { ...honest, authorities: ["0", "1", "0"] })).toBe(true);

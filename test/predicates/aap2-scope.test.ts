@@ -3,12 +3,12 @@
 // named covers and violation, the active-at running state and the verdicts.
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { callPath, encodeRecord } from "../../sdk/encoding.js";
-import { prefixCommitment } from "../../sdk/merkle.js";
-import { isUnder, pathWitness } from "../../sdk/paths.js";
-import { aap2Scope, normalisePrefix, type Aap2Theta } from "../../sdk/predicates/aap2-scope.js";
-import type { EncodingProfile } from "../../sdk/profile.js";
-import type { TraceRecord } from "../../sdk/records.js";
+import { callPath, encodeRecord } from "../../sdk/core/encoding.js";
+import { prefixCommitment } from "../../sdk/core/merkle.js";
+import { isUnder, pathWitness } from "../../sdk/core/paths.js";
+import { aap2Scope, normalisePrefix, type Aap2Theta } from "../../sdk/core/predicates/aap2/definition.js";
+import type { EncodingProfile } from "../../sdk/core/profile.js";
+import type { TraceRecord } from "../../sdk/core/records.js";
 import { claimInput, shapeOf, type Checkpoint, type CircuitInput } from "../../prover/witness.js";
 import { compileInstance, instance } from "../helpers/instance.js";
 import { forge, signalsMatching, witnessFails, type TestCircuit, expectVerdict } from "../helpers/circuit.js";

@@ -3,13 +3,13 @@
 // against every per-record flag, and slot encodings the TS record model cannot express.
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { canonicalJson, type Json } from "../../sdk/canonical.js";
-import { KIND, MAX_AMOUNT, SLOT } from "../../sdk/encoding.js";
-import { stringToField } from "../../sdk/hash.js";
-import { aap3Payment, aap3ProfileFromVai, type Aap3Theta } from "../../sdk/predicates/aap3-payment.js";
-import { paramsHashOf, PREDICATES, ThetaError } from "../../sdk/predicates/index.js";
-import type { EncodingProfile } from "../../sdk/profile.js";
-import type { TraceRecord } from "../../sdk/records.js";
+import { canonicalJson, type Json } from "../../sdk/core/canonical.js";
+import { KIND, MAX_AMOUNT, SLOT } from "../../sdk/core/encoding.js";
+import { stringToField } from "../../sdk/core/hash.js";
+import { aap3Payment, aap3ProfileFromVai, type Aap3Theta } from "../../sdk/core/predicates/aap3/definition.js";
+import { paramsHashOf, PREDICATES, ThetaError } from "../../sdk/core/predicates/index.js";
+import type { EncodingProfile } from "../../sdk/core/profile.js";
+import type { TraceRecord } from "../../sdk/core/records.js";
 import { claimInput, type CircuitInput } from "../../prover/witness.js";
 import { rawSlotsInput } from "../helpers/inputs.js";
 import { compileInstance, instance } from "../helpers/instance.js";

@@ -4,11 +4,11 @@
 // witnesses on the active-at state inside the full circuit.
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { callTargets, encodeRecord } from "../../sdk/encoding.js";
-import { prefixCommitment } from "../../sdk/merkle.js";
-import { aap4Recipients, type Aap4Theta } from "../../sdk/predicates/aap4-recipients.js";
-import type { EncodingProfile } from "../../sdk/profile.js";
-import type { TraceRecord } from "../../sdk/records.js";
+import { callTargets, encodeRecord } from "../../sdk/core/encoding.js";
+import { prefixCommitment } from "../../sdk/core/merkle.js";
+import { aap4Recipients, type Aap4Theta } from "../../sdk/core/predicates/aap4/definition.js";
+import type { EncodingProfile } from "../../sdk/core/profile.js";
+import type { TraceRecord } from "../../sdk/core/records.js";
 import { claimInput, shapeOf, WitnessError, type Checkpoint } from "../../prover/witness.js";
 import { agentDojoCases } from "../helpers/agentdojo.js";
 import { compileInstance, instance } from "../helpers/instance.js";

@@ -2,7 +2,7 @@
 // circuit (the predicate's 8-record instance, witness only) computes the same
 // outcome and refuses the other one.
 import { describe, expect, it } from "vitest";
-import { predicateById } from "../../sdk/predicates/index.js";
+import { predicateById } from "../../sdk/core/predicates/index.js";
 import { claimInput } from "../../prover/witness.js";
 import { predicateFixtures } from "../helpers/fixtures.js";
 import { compileInstance, instancesOf } from "../helpers/instance.js";

@@ -18,7 +18,7 @@ import {
   RpcUnavailableError,
   withRpcRetry,
 } from "../../prover/rpc-retry.js";
-import { deployEscrow, deployPoseidon3, embeddedChain, EscrowClient, readArtifact } from "../../sdk/chain.js";
+import { deployEscrow, deployPoseidon3, embeddedChain, EscrowClient, readArtifact } from "../../sdk/chain/escrow.js";
 import { memoryLogger } from "../../sdk/log.js";
 
 const refused = () =>

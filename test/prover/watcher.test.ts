@@ -26,9 +26,9 @@ import {
   embeddedChain,
   type ChainHandle,
   scopedSessionId,
-} from "../../sdk/chain.js";
+} from "../../sdk/chain/escrow.js";
 import { memoryLogger, type Logger } from "../../sdk/log.js";
-import { profileHash, type EncodingProfile } from "../../sdk/profile.js";
+import { profileHash, type EncodingProfile } from "../../sdk/core/profile.js";
 import { Session } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";

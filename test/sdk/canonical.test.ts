@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CanonicalJsonError, MAX_JSON_DEPTH, canonicalJson, toMinorUnits } from "../../sdk/canonical.js";
+import { CanonicalJsonError, MAX_JSON_DEPTH, canonicalJson, toMinorUnits } from "../../sdk/core/canonical.js";
 
 /** An array nested `depth` levels deep, built without recursion. */
 function nested(depth: number): unknown {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FIELD_MODULUS, hashVector, keccakToField, reduceBytes32, stringToField } from "../../sdk/hash.js";
+import { FIELD_MODULUS, hashVector, keccakToField, reduceBytes32, stringToField } from "../../sdk/core/hash.js";
 import {
   EncodingError,
   KIND,
@@ -7,11 +7,11 @@ import {
   encodeSlots,
   MALFORMED_TARGET_PREFIX,
   SLOT,
-} from "../../sdk/encoding.js";
-import { commitmentRoot, prefixCommitment, treeHeight, zeroHash } from "../../sdk/merkle.js";
-import { parseProfile, profileHash, type EncodingProfile } from "../../sdk/profile.js";
-import { RecordError, parseRecord, type CallRecord } from "../../sdk/records.js";
-import { poseidon } from "../../sdk/hash.js";
+} from "../../sdk/core/encoding.js";
+import { commitmentRoot, prefixCommitment, treeHeight, zeroHash } from "../../sdk/core/merkle.js";
+import { parseProfile, profileHash, type EncodingProfile } from "../../sdk/core/profile.js";
+import { RecordError, parseRecord, type CallRecord } from "../../sdk/core/records.js";
+import { poseidon } from "../../sdk/core/hash.js";
 
 const profile: EncodingProfile = {
   version: 1,

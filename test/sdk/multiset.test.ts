@@ -1,8 +1,8 @@
-// sdk/multiset.ts: the prover's side of the multiset gadgets.
+// sdk/core/multiset.ts: the prover's side of the multiset gadgets.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FIELD_MODULUS } from "../../sdk/hash.js";
-import { countBits, packLabels, partialFractionWeights } from "../../sdk/multiset.js";
+import { FIELD_MODULUS } from "../../sdk/core/hash.js";
+import { countBits, packLabels, partialFractionWeights } from "../../sdk/core/multiset.js";
 
 const P = FIELD_MODULUS;
 const field = fc.bigInt({ min: 0n, max: P - 1n });

@@ -1,7 +1,7 @@
 // An EscrowClient stand-in for tests of the recorder and its store alone: it answers
 // MAX_CHECKPOINTS and accepts openSession, and nothing else. A Session on it must be given
 // a policy that never checkpoints, and is not closed.
-import type { EscrowClient } from "../../sdk/chain.js";
+import type { EscrowClient } from "../../sdk/chain/escrow.js";
 
 export const NO_CHECKPOINTS = { everyRecords: Infinity, everyMs: Infinity };
 

@@ -4,18 +4,18 @@
 // independent pure-Python Keccak-256 (not viem), then hard-coded here.
 import { describe, expect, it } from "vitest";
 import { keccak256, toBytes } from "viem";
-import { importVaiJsonl } from "../../sdk/import-vai.js";
-import { aap1Authorization } from "../../sdk/predicates/aap1-authorization.js";
+import { importVaiJsonl } from "../../sdk/core/import-vai.js";
+import { aap1Authorization } from "../../sdk/core/predicates/aap1/definition.js";
 import {
   PythonJsonError,
   parseLossless,
   pythonDumps,
   pythonFloatRepr,
   vaiArgsHash,
-} from "../../sdk/python-json.js";
-import { encodeSlots, SLOT } from "../../sdk/encoding.js";
-import { reduceBytes32 } from "../../sdk/hash.js";
-import { RecordError, type CallRecord } from "../../sdk/records.js";
+} from "../../sdk/core/python-json.js";
+import { encodeSlots, SLOT } from "../../sdk/core/encoding.js";
+import { reduceBytes32 } from "../../sdk/core/hash.js";
+import { RecordError, type CallRecord } from "../../sdk/core/records.js";
 
 const VECTORS: { raw: string; dumps: string; hash: string }[] = [
   {
@@ -164,7 +164,7 @@ describe("VAI import keeps VAI's args_hash", () => {
   });
 
   it("checks a call's argsHash like an authorization's", async () => {
-    const { parseRecord } = await import("../../sdk/records.js");
+    const { parseRecord } = await import("../../sdk/core/records.js");
     const base = { kind: "call", seq: 0, ts: 0, tool: "exec", args: {} };
     expect(() => parseRecord({ ...base, argsHash: "0x12" })).toThrow(/argsHash must be 32 bytes/);
     expect(

@@ -3,11 +3,11 @@
 // chain); failures are injected in front of it (session-fixture.ts `flaky`).
 import type { Hex } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
-import { encodeRecord } from "../../sdk/encoding.js";
-import { LeafLog } from "../../sdk/leaf-log.js";
+import { encodeRecord } from "../../sdk/core/encoding.js";
+import { LeafLog } from "../../sdk/core/leaf-log.js";
 import { memoryLogger } from "../../sdk/log.js";
-import { commitmentRoot, prefixCommitment } from "../../sdk/merkle.js";
-import type { TraceRecord } from "../../sdk/records.js";
+import { commitmentRoot, prefixCommitment } from "../../sdk/core/merkle.js";
+import type { TraceRecord } from "../../sdk/core/records.js";
 import { CheckpointLimitError, Session, type CheckpointPolicy } from "../../sdk/session.js";
 import type { TraceStore } from "../../sdk/store.js";
 import {

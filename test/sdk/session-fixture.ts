@@ -12,10 +12,10 @@ import {
   embeddedChain,
   type ChainHandle,
   scopedSessionId,
-} from "../../sdk/chain.js";
-import { encodeRecord } from "../../sdk/encoding.js";
-import { commitmentRoot } from "../../sdk/merkle.js";
-import type { EncodingProfile } from "../../sdk/profile.js";
+} from "../../sdk/chain/escrow.js";
+import { encodeRecord } from "../../sdk/core/encoding.js";
+import { commitmentRoot } from "../../sdk/core/merkle.js";
+import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { Session, type SessionOptions } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";

@@ -1,8 +1,8 @@
 // Guard mode (opt-in, fail-closed, P8): a call that would turn a satisfied promise violated is
 // not run and is recorded as blocked; no call runs while the store cannot take a write.
 import { beforeAll, describe, expect, it } from "vitest";
-import { encodeSlots, KIND } from "../../sdk/encoding.js";
-import { PREDICATES } from "../../sdk/predicates/index.js";
+import { encodeSlots, KIND } from "../../sdk/core/encoding.js";
+import { PREDICATES } from "../../sdk/core/predicates/index.js";
 import { GuardRefusal, RecordWriteError, StoreUnavailableError, type PromiseRef } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 import { FAST, PROFILE, openSession, sessionEnv, type SessionEnv } from "./session-fixture.js";

@@ -3,7 +3,7 @@
 // that could not be stored, or that JSON would silently change (`undefined`), are refused
 // before the tool runs.
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Json } from "../../sdk/canonical.js";
+import type { Json } from "../../sdk/core/canonical.js";
 import {
   InvalidCallError,
   InvalidRecordError,
@@ -13,7 +13,7 @@ import {
   MAX_RESULT_BYTES,
   UnrecordableResultError,
 } from "../../sdk/session.js";
-import { RecordSizeError, type CallRecord } from "../../sdk/records.js";
+import { RecordSizeError, type CallRecord } from "../../sdk/core/records.js";
 import { FAST, openSession, sessionEnv, storedRoot, type SessionEnv } from "./session-fixture.js";
 
 let env: SessionEnv;

@@ -1,8 +1,8 @@
 // Crash recovery: a Session dropped without close() (the process died) is resumed from the
 // store, checked against the chain's checkpoints, and finished.
 import { beforeAll, describe, expect, it } from "vitest";
-import { encodeRecord } from "../../sdk/encoding.js";
-import { prefixCommitment } from "../../sdk/merkle.js";
+import { encodeRecord } from "../../sdk/core/encoding.js";
+import { prefixCommitment } from "../../sdk/core/merkle.js";
 import {
   CheckpointMismatchError,
   GuardRefusal,

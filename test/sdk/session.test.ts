@@ -3,9 +3,9 @@
 import Database from "better-sqlite3";
 import { keccak256, toBytes, zeroAddress } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
-import { scopedSessionId } from "../../sdk/chain.js";
-import { canonicalJson, type Json } from "../../sdk/canonical.js";
-import { encodeRecord } from "../../sdk/encoding.js";
+import { scopedSessionId } from "../../sdk/chain/escrow.js";
+import { canonicalJson, type Json } from "../../sdk/core/canonical.js";
+import { encodeRecord } from "../../sdk/core/encoding.js";
 import { memoryLogger } from "../../sdk/log.js";
 import {
   IdempotencyConflictError,

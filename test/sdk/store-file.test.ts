@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { keccak256, toHex, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
-import type { TraceRecord } from "../../sdk/records.js";
+import type { TraceRecord } from "../../sdk/core/records.js";
 import { RecordWriteError, Session, SessionCloseError, StoreUnavailableError } from "../../sdk/session.js";
 import { StoreError, TraceStore } from "../../sdk/store.js";
 import { NO_CHECKPOINTS, offlineEscrow } from "./offline-escrow.js";

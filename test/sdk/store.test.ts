@@ -4,7 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { StoreConflictError, StoreError, TraceStore } from "../../sdk/store.js";
-import type { TraceRecord } from "../../sdk/records.js";
+import type { TraceRecord } from "../../sdk/core/records.js";
 
 const SESSION = `0x${"ab".repeat(32)}` as const;
 const profile = { version: 1 as const, tools: { send_email: { target: "to" } } };

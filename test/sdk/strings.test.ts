@@ -4,13 +4,13 @@
 // hashes, on recipients and action ids drawn from the awkward cases.
 import { keccak256, toBytes } from "viem";
 import { describe, expect, it } from "vitest";
-import { CanonicalJsonError, canonicalJson, wellFormed } from "../../sdk/canonical.js";
-import { stringToField } from "../../sdk/hash.js";
-import { aap1Authorization } from "../../sdk/predicates/aap1-authorization.js";
-import { aap4Recipients } from "../../sdk/predicates/aap4-recipients.js";
-import { ThetaError } from "../../sdk/predicates/index.js";
-import { parseProfile, ProfileError } from "../../sdk/profile.js";
-import { parseRecord, RecordError, type TraceRecord } from "../../sdk/records.js";
+import { CanonicalJsonError, canonicalJson, wellFormed } from "../../sdk/core/canonical.js";
+import { stringToField } from "../../sdk/core/hash.js";
+import { aap1Authorization } from "../../sdk/core/predicates/aap1/definition.js";
+import { aap4Recipients } from "../../sdk/core/predicates/aap4/definition.js";
+import { ThetaError } from "../../sdk/core/predicates/index.js";
+import { parseProfile, ProfileError } from "../../sdk/core/profile.js";
+import { parseRecord, RecordError, type TraceRecord } from "../../sdk/core/records.js";
 import { claimInput, shapeOf } from "../../prover/witness.js";
 import { builtCircuit, expectVerdict } from "../helpers/circuit.js";
 import { instance } from "../helpers/instance.js";

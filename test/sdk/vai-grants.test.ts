@@ -3,16 +3,16 @@
 // into grant and revoke records by the importer.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { RecordError } from "../../sdk/records.js";
-import { importVaiJsonl } from "../../sdk/import-vai.js";
-import { paramsHashOf, ThetaError } from "../../sdk/predicates/index.js";
-import { aap2GrantToolsFromVai, aap2ProfileFromVai, aap2Scope } from "../../sdk/predicates/aap2-scope.js";
+import { RecordError } from "../../sdk/core/records.js";
+import { importVaiJsonl } from "../../sdk/core/import-vai.js";
+import { paramsHashOf, ThetaError } from "../../sdk/core/predicates/index.js";
+import { aap2GrantToolsFromVai, aap2ProfileFromVai, aap2Scope } from "../../sdk/core/predicates/aap2/definition.js";
 import {
   aap4GrantToolsFromVai,
   aap4ProfileFromVai,
   aap4Recipients,
-} from "../../sdk/predicates/aap4-recipients.js";
-import type { EncodingProfile } from "../../sdk/profile.js";
+} from "../../sdk/core/predicates/aap4/definition.js";
+import type { EncodingProfile } from "../../sdk/core/profile.js";
 
 const line = (seq: number, tool: string, args: unknown, result: unknown = "ok") =>
   JSON.stringify({ seq, session_id: "s1", tool, args, result, ts: seq * 1000 });

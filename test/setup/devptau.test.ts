@@ -12,9 +12,9 @@ import {
   lagrangeScalars,
   writeDevPtau,
   type DevPtauTuning,
-} from "../../scripts/lib/devptau.js";
+} from "../../prover/artifacts/devptau.js";
 import { compileTestCircuit } from "../helpers/circuit.js";
-import { FIELD_MODULUS as R } from "../../sdk/hash.js";
+import { FIELD_MODULUS as R } from "../../sdk/core/hash.js";
 
 const dir = mkdtempSync(join(tmpdir(), "zkvai-INSECURE-devptau-"));
 let snarkjsPrepared: Buffer;

@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as snarkjs from "snarkjs";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { writeDevPtau } from "../../scripts/lib/devptau.js";
-import { writeDevZkey } from "../../scripts/lib/devzkey.js";
-import { readR1csHeader, requiredPower } from "../../scripts/lib/zkfiles.js";
+import { writeDevPtau } from "../../prover/artifacts/devptau.js";
+import { writeDevZkey } from "../../prover/artifacts/devzkey.js";
+import { readR1csHeader, requiredPower } from "../../prover/artifacts/zkfiles.js";
 import { compileTestCircuit, type TestCircuit } from "../helpers/circuit.js";
 
 const dir = mkdtempSync(join(tmpdir(), "zkvai-INSECURE-devzkey-"));

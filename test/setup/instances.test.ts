@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { currentSourceHash, loadInstances, pathsFor, wrapperFor } from "../../scripts/lib/circuit-build.js";
+import { currentSourceHash, loadInstances, pathsFor, wrapperFor } from "../../prover/artifacts/circuit-build.js";
 
 const TABLE = "circuits/instances.json";
 const TOOLS = { circom2: "test", circomlib: "test" };

@@ -17,7 +17,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, openSync, writeSync } from "node:fs";
 import { buildBn128 } from "ffjavascript";
-import { FIELD_MODULUS as R } from "../../sdk/hash.js";
+import { FIELD_MODULUS as R } from "../../sdk/core/hash.js";
 import { affineBytes, chooseWindow, DevPtauPool, type Group, type PointJob } from "./devptau-pool.js";
 import { devPtauWasmPlugin, type ModuleBuilder } from "./devptau-wasm.js";
 

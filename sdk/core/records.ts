@@ -21,7 +21,7 @@ export interface CallRecord {
   /**
    * keccak256 of the args as their producer hashed them, 0x-hex. When present the
    * encoder commits it instead of keccak(canonical JSON of args): the VAI importer
-   * sets it, because VAI hashes Python's json.dumps bytes (sdk/python-json.ts).
+   * sets it, because VAI hashes Python's json.dumps bytes (sdk/core/python-json.ts).
    */
   argsHash?: `0x${string}`;
 }

@@ -7,9 +7,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { Address, Hex } from "viem";
-import { ARTIFACTS_DIR, REPO_ROOT, type ChainHandle } from "../../sdk/chain.js";
-import { loadManifest, type Manifest } from "../../prover/artifacts.js";
-import { InputError } from "./common.js";
+import { ARTIFACTS_DIR, REPO_ROOT, type ChainHandle } from "../chain/escrow.js";
+import { loadManifest, type Manifest } from "../../prover/artifacts/manifest.js";
+import { InputError } from "../../scripts/cli/common.js";
 
 /** A link of the chain of evidence that does not hold; its message is the reason. */
 export class SettlementInvalid extends Error {

@@ -7,7 +7,7 @@ import { keccakToField } from "./hash.js";
 export interface ToolProfile {
   /** Argument holding the recipient(s), path or merchant: a string or a list of strings. */
   target?: string;
-  /** Argument holding a filesystem-like path (AAP-2); committed as its path digest (sdk/paths.ts). */
+  /** Argument holding a filesystem-like path (AAP-2); committed as its path digest (sdk/core/paths.ts). */
   path?: string;
   /** Argument holding an amount, converted exactly to integer minor units. */
   amount?: { key: string; decimals: number };

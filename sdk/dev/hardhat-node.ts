@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import path from "node:path";
-import { HARDHAT_CONFIG, REPO_ROOT } from "../../sdk/chain.js";
+import { HARDHAT_CONFIG, REPO_ROOT } from "../chain/escrow.js";
 
 export interface HardhatNode {
   url: string;

@@ -5,7 +5,7 @@ import type { TraceRecord } from "../records.js";
 import { ThetaError } from "./types.js";
 
 /**
- * Raw θ as JSON the protocol accepts (sdk/canonical.ts): well-formed strings, finite
+ * Raw θ as JSON the protocol accepts (sdk/core/canonical.ts): well-formed strings, finite
  * numbers, plain objects. Every parseTheta starts here, so a lone surrogate in any
  * θ string is refused before anything is hashed or written.
  */

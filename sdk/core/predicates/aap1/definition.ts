@@ -34,12 +34,12 @@
 // human and policy (with an id), never auto_review, so that is the default here.
 // θ vector: [1, 4, 3, gatedTools padded with 0, human?, policy?, auto_review?].
 // Circuit: circuits/predicates/aap1_authorization.circom.
-import { callArgsField } from "../encoding.js";
-import { reduceBytes32 } from "../hash.js";
-import { AUTHORITIES, type AuthorizationRecord } from "../records.js";
-import { paddedStrings, pythonRepr, stringList, checkThetaJson } from "./theta-common.js";
-import { aap1ChainHints } from "./aap1-chains.js";
-import { ThetaError, type PredicateDefinition, type Verdict } from "./types.js";
+import { callArgsField } from "../../encoding.js";
+import { reduceBytes32 } from "../../hash.js";
+import { AUTHORITIES, type AuthorizationRecord } from "../../records.js";
+import { paddedStrings, pythonRepr, stringList, checkThetaJson } from "../theta-common.js";
+import { aap1ChainHints } from "./chains.js";
+import { ThetaError, type PredicateDefinition, type Verdict } from "../types.js";
 
 type Authority = (typeof AUTHORITIES)[number];
 

@@ -5,7 +5,7 @@
 // `user_authorization` records become authorization records; a result object
 // containing "blocked" marks a call the harness refused.
 // Each call keeps VAI's own args_hash (keccak of Python's json.dumps), computed
-// from the raw line by sdk/python-json.ts, since JSON.parse loses `1.0` vs `1`.
+// from the raw line by sdk/core/python-json.ts, since JSON.parse loses `1.0` vs `1`.
 // An authorization that VAI would not count as one (schema_version other than the
 // integer 1, or a session_id other than its record's) is refused: VAI treats it
 // as a cancellation, which no zkVAI decision expresses faithfully.

@@ -14,11 +14,11 @@ import {
   POSEIDON3_ABI,
   REPO_ROOT,
   type ChainHandle,
-} from "../../sdk/chain.js";
-import { claimContext, poseidon } from "../../sdk/hash.js";
-import { PREDICATES } from "../../sdk/predicates/index.js";
-import type { CircuitEntry, Manifest } from "../../prover/artifacts.js";
-import { describeError } from "./common.js";
+} from "../chain/escrow.js";
+import { claimContext, poseidon } from "../core/hash.js";
+import { PREDICATES } from "../core/predicates/index.js";
+import type { CircuitEntry, Manifest } from "../../prover/artifacts/manifest.js";
+import { describeError } from "../../scripts/cli/common.js";
 import {
   checkVkeyInSource,
   codeAt,
@@ -115,7 +115,7 @@ export async function manifestCircuitAt(
 /**
  * The escrow folds every checkpoint with the Poseidon(3) at its POSEIDON3 immutable; a fake one (say,
  * returning 0) voids checkpoint binding. Its code must be contracts/PoseidonT4.sol as built, and it must
- * answer one known input as sdk/hash.ts does.
+ * answer one known input as sdk/core/hash.ts does.
  */
 export async function checkPoseidon3(chain: ChainHandle, escrowAddress: Address): Promise<string> {
   const poseidon3 = await chain.publicClient.readContract({
@@ -143,7 +143,7 @@ export async function checkPoseidon3(chain: ChainHandle, escrowAddress: Address)
   });
   if (answer !== poseidon([1n, 2n, 3n]))
     throw new SettlementInvalid(`the escrow's Poseidon(3) at ${poseidon3} gives a wrong hash of (1, 2, 3)`);
-  return `the escrow's Poseidon(3) ${poseidon3} runs contracts/PoseidonT4.sol and hashes (1, 2, 3) as sdk/hash.ts does`;
+  return `the escrow's Poseidon(3) ${poseidon3} runs contracts/PoseidonT4.sol and hashes (1, 2, 3) as sdk/core/hash.ts does`;
 }
 
 export async function verifySettlement(opts: {

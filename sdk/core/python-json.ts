@@ -2,7 +2,7 @@
 //
 // VAI hashes args as keccak256 of the UTF-8 bytes of Python's
 //   json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-// after json.loads. That differs from RFC 8785 (sdk/canonical.ts) where JSON.parse
+// after json.loads. That differs from RFC 8785 (sdk/core/canonical.ts) where JSON.parse
 // cannot see the difference: Python keeps `1.0` a float and writes it back as
 // `1.0`, `1e-7` as `1e-07` and `1E5` as `100000.0`, and integers of any size
 // exactly. So the importer hashes the raw line with this lossless reader, which

@@ -31,7 +31,7 @@ export const DEV_MAX_POWER = 27;
 export const DEV_BANNER = [
   "!".repeat(78),
   "!! INSECURE DEVELOPMENT SETUP: no VAI_PTAU was given, so the Groth16 keys are computed from a",
-  "!! PUBLIC τ (scripts/lib/devzkey.ts). Anyone can forge proofs against these keys. Never use them",
+  "!! PUBLIC τ (prover/artifacts/devzkey.ts). Anyone can forge proofs against these keys. Never use them",
   "!! for real money. Point VAI_PTAU at a public multi-party ptau (e.g. Hermez / perpetual powers of",
   "!! tau, prepared for phase 2) and run a multi-party phase-2 ceremony for production.",
   "!".repeat(78),

@@ -22,11 +22,11 @@
 // (aap4GrantToolsFromVai), which reads the granted value from args[recipient_key].
 // Circuit: circuits/predicates/aap4_recipients.circom with the active-at gadget
 // circuits/gadgets/active_set.circom.
-import { MALFORMED_TARGET_PREFIX, callTargets } from "../encoding.js";
-import type { GrantToolSpec } from "../import-vai.js";
-import type { EncodingProfile } from "../profile.js";
-import { namespaceEvents, paddedStrings, pythonRepr, stringList, checkThetaJson } from "./theta-common.js";
-import { ThetaError, type PredicateDefinition } from "./types.js";
+import { MALFORMED_TARGET_PREFIX, callTargets } from "../../encoding.js";
+import type { GrantToolSpec } from "../../import-vai.js";
+import type { EncodingProfile } from "../../profile.js";
+import { namespaceEvents, paddedStrings, pythonRepr, stringList, checkThetaJson } from "../theta-common.js";
+import { ThetaError, type PredicateDefinition } from "../types.js";
 
 export interface Aap4Theta {
   outboundTools: string[];
@@ -122,7 +122,7 @@ export function aap4ProfileFromVai(params: unknown): EncodingProfile["tools"] {
 }
 
 /**
- * The importer option VAI's AAP-4 params imply (sdk/import-vai.ts): calls to
+ * The importer option VAI's AAP-4 params imply (sdk/core/import-vai.ts): calls to
  * `grant_tool` / `revoke_tool` become recipient grant / revoke records of args[recipient_key].
  */
 export function aap4GrantToolsFromVai(params: unknown): Record<string, GrantToolSpec> {

@@ -23,10 +23,10 @@
 // profile entry they imply, and checkProfile refuses a profile that reads otherwise.
 // max_amount must be a whole number of minor units at amount_decimals.
 // Circuit: circuits/predicates/aap3_payment.circom.
-import { callAmount, callTargets, MALFORMED_TARGET_PREFIX } from "../encoding.js";
-import type { EncodingProfile } from "../profile.js";
-import { paddedStrings, checkThetaJson } from "./theta-common.js";
-import { ThetaError, type PredicateDefinition } from "./types.js";
+import { callAmount, callTargets, MALFORMED_TARGET_PREFIX } from "../../encoding.js";
+import type { EncodingProfile } from "../../profile.js";
+import { paddedStrings, checkThetaJson } from "../theta-common.js";
+import { ThetaError, type PredicateDefinition } from "../types.js";
 import {
   onlyKeys,
   parseLimit,
@@ -35,7 +35,7 @@ import {
   vaiAmountLimit,
   vaiDecimals,
   vaiKey,
-} from "./theta-amounts.js";
+} from "../theta-amounts.js";
 
 export interface Aap3Theta {
   payTools: string[];

@@ -52,7 +52,7 @@ export interface PredicateDefinition<Theta> {
   ): Record<string, string | string[] | string[][]>;
   /**
    * Values the circuit checks but does not compute itself: AAP-1's per-action chains
-   * (sdk/predicates/aap1-chains.ts) and AAP-5's occurrence counts (sdk/repeats.ts),
+   * (sdk/core/predicates/aap1/chains.ts) and AAP-5's occurrence counts (sdk/core/repeats.ts),
    * each with its distinctness certificate.
    */
   witnessHints?(trace: EncodedTrace, theta: Theta): Record<string, string[]>;

@@ -24,11 +24,11 @@
 // amount_key and the scale belong to the encoding profile: aap5ProfileFromVai gives
 // the entries they imply; max_sum must be a whole number of minor units.
 // Circuit: circuits/predicates/aap5_limits.circom, circuits/main/aap5_limits.circom.
-import { callAmount, callArgsField, KIND, SLOT } from "../encoding.js";
-import { repeatHints } from "../repeats.js";
-import type { EncodingProfile } from "../profile.js";
-import { paddedStrings, checkThetaJson } from "./theta-common.js";
-import { ThetaError, type PredicateDefinition, type Verdict } from "./types.js";
+import { callAmount, callArgsField, KIND, SLOT } from "../../encoding.js";
+import { repeatHints } from "../../repeats.js";
+import type { EncodingProfile } from "../../profile.js";
+import { paddedStrings, checkThetaJson } from "../theta-common.js";
+import { ThetaError, type PredicateDefinition, type Verdict } from "../types.js";
 import {
   onlyKeys,
   parseLimit,
@@ -37,7 +37,7 @@ import {
   vaiAmountLimit,
   vaiDecimals,
   vaiKey,
-} from "./theta-amounts.js";
+} from "../theta-amounts.js";
 
 export interface Aap5Theta {
   countedTools: string[];

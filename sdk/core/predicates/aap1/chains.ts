@@ -3,10 +3,10 @@
 // and the state before it, with the certificate that rank-1 members have distinct
 // action ids. Decodes the slots exactly as the circuit's Aap1Record does, and mirrors
 // its label packing and challenges; the circuit checks all of it.
-import { KIND, SLOT } from "../encoding.js";
-import { FIELD_MODULUS, hashVector } from "../hash.js";
-import { countBits, packLabels, rowWeights } from "../multiset.js";
-import type { EncodedTrace } from "./types.js";
+import { KIND, SLOT } from "../../encoding.js";
+import { FIELD_MODULUS, hashVector } from "../../hash.js";
+import { countBits, packLabels, rowWeights } from "../../multiset.js";
+import type { EncodedTrace } from "../types.js";
 
 export interface ChainHints {
   rank: bigint[];

@@ -11,7 +11,7 @@
 // every machine. Anyone can forge proofs against it, which is why every name and log line says INSECURE.
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readSync, writeSync } from "node:fs";
-import { FIELD_MODULUS as R } from "../../sdk/hash.js";
+import { FIELD_MODULUS as R } from "../../sdk/core/hash.js";
 import { affineBytes, chooseWindow, type Group, type PointJob } from "./devptau-pool.js";
 import { readR1csConstraints, readR1csHeader, requiredPower } from "./zkfiles.js";
 import { chunk, devToxicWaste, lagrangeScalars, le32, mod, pow, startDevCurve, type Run } from "./devptau.js";

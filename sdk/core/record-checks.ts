@@ -12,7 +12,7 @@ import {
   type RecordBody,
   type TraceRecord,
 } from "./records.js";
-import { InvalidCallError, InvalidRecordError } from "./session-errors.js";
+import { InvalidCallError, InvalidRecordError } from "./errors.js";
 
 export const messageOf = (e: unknown): string => (e as Error)?.message ?? String(e);
 

@@ -4,8 +4,8 @@
 // Semantics (VAI's scope promise, with segment-wise matching):
 // - only executed calls count: a blocked record is not a call;
 // - only calls to a tool in `scopedTools`; the path is the profile's `path`
-//   argument of that tool (sdk/encoding.ts callPath);
-// - paths and prefixes are normalised as POSIX normpath (sdk/paths.ts): `.` and
+//   argument of that tool (sdk/core/encoding.ts callPath);
+// - paths and prefixes are normalised as POSIX normpath (sdk/core/paths.ts): `.` and
 //   `..` are resolved first, so `/allowed/../etc/passwd` is `/etc/passwd`;
 // - a prefix covers a path segment-wise: `/a/b` covers `/a/b` and `/a/b/c`, not
 //   `/a/bc`; `/` covers every absolute path; a relative path is never covered;
@@ -18,18 +18,18 @@
 // - the verdict reports the first violating record.
 // θ: scopedTools (1..2 tools), allowPrefixes (≤ 4 absolute prefixes of at most
 // PREFIX_DEPTH = 4 segments, normalised, deduplicated, sorted). Scope grant values
-// are bound by the same limits (the encoder refuses others, sdk/paths.ts prefixHash).
+// are bound by the same limits (the encoder refuses others, sdk/core/paths.ts prefixHash).
 // VAI's names are accepted too: scoped_tools, allow_prefixes, match_key (default
 // "target"), grant_tool (default "scope_grant"), revoke_tool (default
 // "scope_revoke"), scope_key (default "prefix"). match_key belongs to the encoding
 // profile (aap2ProfileFromVai); the grant/revoke tools and scope_key to the VAI
-// importer (aap2GrantToolsFromVai, sdk/import-vai.ts), which turns those calls into
+// importer (aap2GrantToolsFromVai, sdk/core/import-vai.ts), which turns those calls into
 // grant and revoke records. None of them enters θ's hash.
 // Circuit: circuits/predicates/aap2_scope.circom with the active-at gadget
 // circuits/gadgets/active_set.circom.
-import { callPath } from "../encoding.js";
-import { stringToField } from "../hash.js";
-import type { GrantToolSpec } from "../import-vai.js";
+import { callPath } from "../../encoding.js";
+import { stringToField } from "../../hash.js";
+import type { GrantToolSpec } from "../../import-vai.js";
 import {
   MALFORMED_PATH_PREFIX,
   PREFIX_DEPTH,
@@ -39,11 +39,11 @@ import {
   normalisePath,
   pathWitness,
   prefixHash,
-} from "../paths.js";
-import type { EncodingProfile } from "../profile.js";
-import type { CallRecord, TraceRecord } from "../records.js";
-import { namespaceEvents, checkThetaJson } from "./theta-common.js";
-import { ThetaError, type PredicateDefinition, type Verdict } from "./types.js";
+} from "../../paths.js";
+import type { EncodingProfile } from "../../profile.js";
+import type { CallRecord, TraceRecord } from "../../records.js";
+import { namespaceEvents, checkThetaJson } from "../theta-common.js";
+import { ThetaError, type PredicateDefinition, type Verdict } from "../types.js";
 
 export interface Aap2Theta {
   scopedTools: string[];
@@ -163,7 +163,7 @@ export function aap2ProfileFromVai(params: unknown): EncodingProfile["tools"] {
 }
 
 /**
- * The importer option VAI's AAP-2 params imply (sdk/import-vai.ts): calls to
+ * The importer option VAI's AAP-2 params imply (sdk/core/import-vai.ts): calls to
  * `grant_tool` / `revoke_tool` become scope grant / revoke records of args[scope_key].
  */
 export function aap2GrantToolsFromVai(params: unknown): Record<string, GrantToolSpec> {

@@ -5,10 +5,10 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { getAddress, isAddress, type Address } from "viem";
-import type { ChainHandle, Wallet } from "../../sdk/chain.js";
-import { loadManifest, MANIFEST_PATH } from "../../prover/artifacts.js";
+import type { ChainHandle, Wallet } from "./escrow.js";
+import { loadManifest, MANIFEST_PATH } from "../../prover/artifacts/manifest.js";
 import { deployZkVai, type Deployment } from "../../prover/deploy.js";
-import { InputError } from "./common.js";
+import { InputError } from "../../scripts/cli/common.js";
 
 export interface DeployedVerifier {
   circuit: string;

@@ -1,9 +1,9 @@
 import { hashVector } from "../hash.js";
-import { aap1Authorization } from "./aap1-authorization.js";
-import { aap2Scope } from "./aap2-scope.js";
-import { aap3Payment } from "./aap3-payment.js";
-import { aap4Recipients } from "./aap4-recipients.js";
-import { aap5Limits } from "./aap5-limits.js";
+import { aap1Authorization } from "./aap1/definition.js";
+import { aap2Scope } from "./aap2/definition.js";
+import { aap3Payment } from "./aap3/definition.js";
+import { aap4Recipients } from "./aap4/definition.js";
+import { aap5Limits } from "./aap5/definition.js";
 import { ThetaError, type PredicateDefinition } from "./types.js";
 
 export * from "./types.js";

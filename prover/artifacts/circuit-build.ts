@@ -2,14 +2,14 @@
 // Each stage is keyed by a content hash recorded in build/circuits/<name>/state.json only after all of
 // its outputs are in place, so an interrupted run is redone rather than trusted.
 
-import { FIELD_MODULUS } from "../../sdk/hash.js";
+import { FIELD_MODULUS } from "../../sdk/core/hash.js";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as snarkjs from "snarkjs";
-import type { ZkeyContribution } from "../../prover/artifacts.js";
+import type { ZkeyContribution } from "./manifest.js";
 import type { Progress } from "./progress.js";
 import { writeDevZkey } from "./devzkey.js";
 import {

@@ -41,7 +41,7 @@ export class LeafLog {
     return this.nodes[0].slice(0, n);
   }
 
-  /** commitmentRoot of the first n records (sdk/merkle.ts), 0 for none. */
+  /** commitmentRoot of the first n records (sdk/core/merkle.ts), 0 for none. */
   root(n = this.length): bigint {
     if (!Number.isInteger(n) || n < 0 || n > this.length)
       throw new RangeError(`prefix ${n} out of 0..${this.length}`);
