@@ -25,6 +25,7 @@ import {
   withRpcRetry,
   type RetryPolicy,
 } from "./rpc-retry.js";
+import { ZkvaiError } from "../sdk/core/errors.js";
 
 export type Outcome =
   | { kind: "settled"; tx: TxResult; proven: Proven }
@@ -44,7 +45,8 @@ export interface Proven {
 }
 
 /** A claim the watcher will not answer for good: it sends nothing, and the claim defaults. */
-class Refusal extends Error {
+export class Refusal extends ZkvaiError {
+  static override readonly code: string = "CLAIM_REFUSED";
   override name = "Refusal";
 }
 

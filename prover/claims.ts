@@ -8,21 +8,31 @@ import { ClaimStatus, type EscrowClient } from "../sdk/chain/escrow.js";
 import { encodeRecord } from "../sdk/core/encoding.js";
 import { accumulate } from "../sdk/core/hash.js";
 import { commitmentRoot, prefixCommitment } from "../sdk/core/merkle.js";
-import { PREDICATES, paramsHashOf, type PredicateDefinition, type Verdict } from "../sdk/core/predicates/index.js";
+import {
+  findPredicate,
+  paramsHashOf,
+  type PredicateDefinition,
+  type Verdict,
+} from "../sdk/core/predicates/index.js";
 import type { TraceRecord } from "../sdk/core/records.js";
 import type { TraceStore } from "../sdk/store.js";
+import { capacityOfDepth, selectCircuit } from "../sdk/core/claim.js";
 import { circuitArtifacts, loadManifest } from "./artifacts/manifest.js";
 import { prove, verifyLocally, type ProofResult } from "./prove.js";
 import { capacityProblem, claimInput, shapeOf } from "./witness.js";
+import { ZkvaiError } from "../sdk/core/errors.js";
 
-export class TraceMismatchError extends Error {
+export class TraceMismatchError extends ZkvaiError {
+  static override readonly code: string = "TRACE_MISMATCH";
   override name = "TraceMismatchError";
 }
-export class ClaimError extends Error {
+export class ClaimError extends ZkvaiError {
+  static override readonly code: string = "CLAIM_ERROR";
   override name = "ClaimError";
 }
 /** The claim was settled, defaulted or withdrawn (or never filed): nothing is left to answer. */
 export class ClaimNotOpenError extends ClaimError {
+  static override readonly code: string = "CLAIM_NOT_OPEN";
   override name = "ClaimNotOpenError";
   constructor(
     readonly claimId: bigint,
@@ -33,6 +43,7 @@ export class ClaimNotOpenError extends ClaimError {
 }
 /** The session has no final commitment yet: a proof may become possible once the provider closes it. */
 export class SessionNotClosedError extends ClaimError {
+  static override readonly code: string = "SESSION_NOT_CLOSED";
   override name = "SessionNotClosedError";
   constructor(readonly sessionId: Hex) {
     super(`session ${sessionId} has no final commitment yet; it cannot be proven`);
@@ -101,7 +112,7 @@ export async function prepareClaim(store: TraceStore, escrow: EscrowClient, clai
   const promise = await escrow.promise(promiseId);
   const storedPromise = store.promise(promiseId);
   if (!storedPromise) throw new ClaimError(`promise ${promiseId} (its θ) is not in the trace store`);
-  const predicate = PREDICATES[storedPromise.predicate];
+  const predicate = findPredicate(storedPromise.predicate);
   if (!predicate || predicate.code !== promise.predicateId) {
     throw new ClaimError(
       `promise ${promiseId}: predicate ${storedPromise.predicate} does not match on-chain id ${promise.predicateId}`,
@@ -173,32 +184,33 @@ export async function answerClaim(
 }
 
 /**
- * The circuit the escrow will verify with: the smallest built capacity that holds the records and the
- * checkpoints (the escrow picks the smallest registered capacity ≥ n). A larger circuit with more event
- * slots would not help, since its verifier is not the one the escrow calls: a trace with more events
- * than that circuit holds cannot be proven, and the prover says so.
+ * The circuit the escrow will verify with: among the built circuits of the predicate, the one the escrow's
+ * rule picks for n records (selectCircuit, sdk/core/claim.ts). A larger circuit with more event slots would
+ * not help, since its verifier is not the one the escrow calls: a trace that circuit cannot hold (too many
+ * events or checkpoints) cannot be proven, and the prover says so.
  */
-function pickCircuit<Theta>(
+export function pickCircuit<Theta>(
   predicate: PredicateDefinition<Theta>,
   records: readonly TraceRecord[],
   checkpoints: number,
 ) {
-  const fits = Object.entries(loadManifest().circuits)
+  const built = Object.entries(loadManifest().circuits)
     .filter(([, c]) => c.predicate === predicate.id)
-    .map(([name, c]) => ({ name, shape: shapeOf(c.params) }))
-    .filter(
-      (c) => capacityProblem(predicate, records, checkpoints, { ...c.shape, events: undefined }) === null,
-    )
-    .sort((a, b) => a.shape.depth - b.shape.depth);
-  if (!fits.length) {
+    .map(([name, c]) => ({
+      name,
+      shape: shapeOf(c.params),
+      capacity: capacityOfDepth(Number(c.params.depth)),
+    }));
+  const chosen = selectCircuit(built, records.length);
+  if (!chosen) {
     throw new ClaimError(
       `no ${predicate.id} circuit holds ${records.length} records and ${checkpoints} checkpoints; build a larger instance`,
     );
   }
-  const problem = capacityProblem(predicate, records, checkpoints, fits[0].shape);
+  const problem = capacityProblem(predicate, records, checkpoints, chosen.shape);
   if (problem)
-    throw new ClaimError(`${fits[0].name}, the circuit the escrow verifies this claim with: ${problem}`);
-  return fits[0];
+    throw new ClaimError(`${chosen.name}, the circuit the escrow verifies this claim with: ${problem}`);
+  return chosen;
 }
 
 const hex = (x: bigint) => `0x${x.toString(16).padStart(64, "0")}`;

@@ -1,9 +1,11 @@
 // Groth16 proving and local verification with snarkjs, in-process.
 import { readFileSync } from "node:fs";
 import * as snarkjs from "snarkjs";
+import { packProof } from "../sdk/core/claim.js";
 import type { CircuitArtifacts } from "./artifacts/manifest.js";
 import { warmProver } from "./warm-prover.js";
 import type { CircuitInput } from "./witness.js";
+import { ZkvaiError } from "../sdk/core/errors.js";
 
 export interface ProofResult {
   proof: snarkjs.Groth16Proof;
@@ -13,7 +15,8 @@ export interface ProofResult {
   proveSeconds: number;
 }
 
-export class ProofError extends Error {
+export class ProofError extends ZkvaiError {
+  static override readonly code: string = "PROOF_FAILED";
   override name = "ProofError";
 }
 
@@ -32,7 +35,7 @@ export async function prove(artifacts: CircuitArtifacts, input: CircuitInput): P
   return {
     proof: out.proof,
     publicSignals: out.publicSignals.map(BigInt),
-    words: evmWords(out.proof),
+    words: packProof(out.proof),
     proveSeconds,
   };
 }
@@ -41,12 +44,6 @@ export async function verifyLocally(artifacts: CircuitArtifacts, result: ProofRe
   await warmProver();
   const vkey = JSON.parse(readFileSync(artifacts.vkey, "utf8"));
   return snarkjs.groth16.verify(vkey, result.publicSignals.map(String), result.proof);
-}
-
-/** snarkjs stores G2 coordinates as [c0, c1]; the EVM precompile wants [c1, c0]. */
-export function evmWords(proof: snarkjs.Groth16Proof): bigint[] {
-  const [a, b, c] = [proof.pi_a, proof.pi_b, proof.pi_c];
-  return [a[0], a[1], b[0][1], b[0][0], b[1][1], b[1][0], c[0], c[1]].map((x) => BigInt(x));
 }
 
 /** snarkjs keeps worker threads alive; call once when a process is done proving. */

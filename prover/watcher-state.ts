@@ -5,6 +5,8 @@
 import { hostname } from "node:os";
 import Database from "better-sqlite3";
 import type { Address, Hex } from "viem";
+import { ZkvaiError } from "../sdk/core/errors.js";
+import { type VerdictLabel } from "../sdk/core/claim.js";
 
 export type WatchedStatus = "pending" | "settled" | "refused" | "resolved-elsewhere";
 
@@ -18,7 +20,7 @@ export interface WatchedClaim {
   attempts: number;
   lastError?: string;
   txHash?: Hex;
-  verdict?: "violated" | "satisfied";
+  verdict?: VerdictLabel;
   /** For resolved-elsewhere: the on-chain status found (Settled, Defaulted, Withdrawn, None). */
   resolution?: string;
   /** Epoch ms before which a pending claim is not tried again. */
@@ -32,7 +34,8 @@ export interface FoundClaim {
   block: bigint;
 }
 
-export class WatcherLockedError extends Error {
+export class WatcherLockedError extends ZkvaiError {
+  static override readonly code: string = "WATCHER_LOCKED";
   override name = "WatcherLockedError";
 }
 
@@ -221,7 +224,7 @@ export class WatcherState {
     this.update(claimId, "status = 'pending', last_error = ?, next_at = ?", error, nextAt);
   }
 
-  markSettled(claimId: bigint, txHash: Hex, verdict: "violated" | "satisfied"): void {
+  markSettled(claimId: bigint, txHash: Hex, verdict: VerdictLabel): void {
     this.update(claimId, "status = 'settled', tx_hash = ?, verdict = ?, last_error = NULL", txHash, verdict);
   }
 
@@ -261,7 +264,7 @@ export class WatcherState {
         nextAt: r.next_at,
         ...(r.last_error !== null && { lastError: r.last_error }),
         ...(r.tx_hash !== null && { txHash: r.tx_hash as Hex }),
-        ...(r.verdict !== null && { verdict: r.verdict as "violated" | "satisfied" }),
+        ...(r.verdict !== null && { verdict: r.verdict as VerdictLabel }),
         ...(r.resolution !== null && { resolution: r.resolution }),
       }))
       .sort((a, b) => (a.claimId < b.claimId ? -1 : a.claimId > b.claimId ? 1 : 0));

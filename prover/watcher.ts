@@ -1,4 +1,4 @@
-// The provider's claim watcher (issue #5): follows the escrow's ClaimFiled events and answers every claim on
+// The provider's claim watcher: follows the escrow's ClaimFiled events and answers every claim on
 // a session in the provider's trace store: proves it and settles it, or refuses it with a reason and sends
 // nothing (the claim then defaults, the protocol's answer to a provider that cannot prove).
 //
@@ -14,6 +14,7 @@ import { ClaimAnswerer, type Outcome } from "./claim-answerer.js";
 import { MemoryBudget } from "./memory-budget.js";
 import { backoffMs, DEFAULT_RETRY, firstLine, sleep, withRpcRetry, type RetryPolicy } from "./rpc-retry.js";
 import { WatcherState, type FoundClaim, type WatchedClaim, type WatchedStatus } from "./watcher-state.js";
+import { verdictLabel, type VerdictLabel } from "../sdk/core/claim.js";
 
 export interface WatcherOptions {
   /** The provider's trace store (records, promises' θ). */
@@ -55,7 +56,7 @@ export interface WatchedClaimView {
   txHash?: Hex;
   sessionId: Hex;
   promiseId: bigint;
-  verdict?: "violated" | "satisfied";
+  verdict?: VerdictLabel;
   resolution?: string;
 }
 
@@ -270,7 +271,7 @@ export class ClaimWatcher {
     switch (outcome.kind) {
       case "settled": {
         const { tx, proven } = outcome;
-        const verdict = proven.verdict.violated ? "violated" : "satisfied";
+        const verdict = verdictLabel(proven.verdict.violated);
         this.state.markSettled(claimId, tx.txHash, verdict);
         this.log.log("info", "claim.settled", {
           claimId,

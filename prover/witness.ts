@@ -7,6 +7,8 @@ import type { EncodingProfile } from "../sdk/core/profile.js";
 import type { TraceRecord } from "../sdk/core/records.js";
 import { accumulate } from "../sdk/core/hash.js";
 import { commitmentRoot } from "../sdk/core/merkle.js";
+import { mergeInputs, type CircuitInput } from "../sdk/core/inputs.js";
+import { ZkvaiError } from "../sdk/core/errors.js";
 
 export interface TraceShape {
   /** Capacity is 2^depth records. */
@@ -51,11 +53,12 @@ export interface Checkpoint {
   root: bigint;
 }
 
-export class WitnessError extends Error {
+export class WitnessError extends ZkvaiError {
+  static override readonly code: string = "WITNESS_FAILED";
   override name = "WitnessError";
 }
 
-export type CircuitInput = Record<string, string | string[] | string[][]>;
+export type { CircuitInput };
 
 function traceInput(
   records: readonly EncodedRecord[],
@@ -108,7 +111,7 @@ export function predicateInput<Theta>(
     },
     theta,
   );
-  return { ...trace, ...predicate.circuitInputs(theta), ...hints };
+  return mergeInputs(trace, predicate.circuitInputs(theta), hints);
 }
 
 export interface ClaimInputSpec<Theta> {
@@ -134,12 +137,14 @@ export function claimInput<Theta>(spec: ClaimInputSpec<Theta>): { input: Circuit
   if (problem) throw new WitnessError(problem);
   const encoded = records.map((r) => encodeRecord(r, profile, spec.sessionSecret));
   const verdict = predicate.evaluate(records, theta, profile);
-  const input: CircuitInput = {
-    context: String(spec.context),
-    paramsHash: String(paramsHashOf(predicate, theta)),
-    outcome: verdict.violated ? "1" : "0",
-    ...predicateInput(predicate, theta, encoded, spec.checkpoints, spec.shape),
-    ...predicate.recordInputs?.(records, theta, profile, 2 ** spec.shape.depth),
-  };
+  const input = mergeInputs(
+    {
+      context: String(spec.context),
+      paramsHash: String(paramsHashOf(predicate, theta)),
+      outcome: verdict.violated ? "1" : "0",
+    },
+    predicateInput(predicate, theta, encoded, spec.checkpoints, spec.shape),
+    predicate.recordInputs?.(records, theta, profile, 2 ** spec.shape.depth),
+  );
   return { input, verdict };
 }

@@ -14,7 +14,9 @@ import os from "node:os";
 import path from "node:path";
 import { keccak256, toHex } from "viem";
 import type { Json } from "../sdk/core/canonical.js";
-import { EscrowClient, REPO_ROOT, deployEscrow, deployPoseidon3, embeddedChain } from "../sdk/chain/escrow.js";
+import { EscrowClient, deployEscrow, deployPoseidon3 } from "../sdk/chain/escrow.js";
+import { packageRoot } from "../sdk/chain/locations.js";
+import { embeddedChain } from "../sdk/dev/embedded.js";
 import { LeafLog } from "../sdk/core/leaf-log.js";
 import type { EncodingProfile } from "../sdk/core/profile.js";
 import type { TraceRecord } from "../sdk/core/records.js";
@@ -185,7 +187,7 @@ async function main() {
       },
     },
   };
-  const out = path.join(REPO_ROOT, "docs", "bench", "recorder.json");
+  const out = path.join(packageRoot(), "docs", "bench", "recorder.json");
   if (!DIR) {
     mkdirSync(path.dirname(out), { recursive: true });
     writeFileSync(out, JSON.stringify(result, null, 2) + "\n");

@@ -6,12 +6,14 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { formatEther, keccak256, parseEther, toHex, type Address } from "viem";
-import { embeddedChain, scopedSessionId } from "../sdk/chain/escrow.js";
+import { embeddedChain } from "../sdk/dev/embedded.js";
+import { scopedSessionId } from "../sdk/chain/escrow.js";
 import type { EncodingProfile } from "../sdk/core/profile.js";
 import { Session } from "../sdk/session.js";
 import { TraceStore } from "../sdk/store.js";
 import { answerClaim } from "../prover/claims.js";
-import { deployZkVai, registerPromise } from "../prover/deploy.js";
+import { deployZkVai } from "../prover/artifacts/deploy.js";
+import { registerPromise } from "../sdk/promises.js";
 import { releaseProver } from "../prover/prove.js";
 import { Progress } from "../prover/artifacts/progress.js";
 
@@ -55,11 +57,11 @@ async function main() {
   say(
     `  escrow ${escrow.address}: ${gas(deployment.gas.escrow)}; Poseidon(3) ${gas(deployment.gas.poseidon3)}`,
   );
-  for (const v of deployment.verifiers)
-    say(`  verifier ${v.circuit} (≤ ${v.capacity} records): ${gas(v.gasUsed)}`);
+  for (const v of deployment.record.verifiers)
+    say(`  verifier ${v.circuit} (≤ ${v.capacity} records): ${gas(deployment.gas.verifiers[v.circuit])}`);
 
   const walletsBefore = await balances(chain.publicClient, { provider, user });
-  const registered = await registerPromise(deployment, escrow, store, {
+  const registered = await registerPromise(deployment.record, escrow, store, {
     predicate: "AAP-4",
     theta: THETA,
     profile: PROFILE,

@@ -10,18 +10,17 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeFunctionData, keccak256, parseEther, toHex, type Address, type Hex } from "viem";
+import { deployCircomlibPoseidon3 } from "./lib/circomlib-poseidon.js";
+import { deployContract } from "../sdk/chain/artifacts.js";
 import {
-  deployCircomlibPoseidon3,
-  deployContract,
   deployEscrow,
   scopedSessionId,
   deployPoseidon3,
-  embeddedChain,
   EscrowClient,
-  type ChainHandle,
-  type Wallet,
   POSEIDON3_ABI,
 } from "../sdk/chain/escrow.js";
+import { embeddedChain, type DevChainHandle } from "../sdk/dev/embedded.js";
+import { type Wallet } from "../sdk/chain/network.js";
 import { FIELD_MODULUS as R } from "../sdk/core/hash.js";
 import type { EncodingProfile } from "../sdk/core/profile.js";
 
@@ -50,7 +49,7 @@ function calldataGas(data: Hex): bigint {
 }
 
 /** Gas a Poseidon contract spends inside one call (transaction gas less the 21k base and calldata). */
-async function poseidonInside(chain: ChainHandle, from: Wallet, address: Address): Promise<bigint> {
+async function poseidonInside(chain: DevChainHandle, from: Wallet, address: Address): Promise<bigint> {
   const data = encodeFunctionData({
     abi: POSEIDON3_ABI,
     functionName: "poseidon",
@@ -61,7 +60,7 @@ async function poseidonInside(chain: ChainHandle, from: Wallet, address: Address
   return gasUsed - 21_000n - calldataGas(data);
 }
 
-async function mockRows(chain: ChainHandle) {
+async function mockRows(chain: DevChainHandle) {
   const [provider, user, stranger] = chain.wallets;
   const circomlib = await deployCircomlibPoseidon3(chain, provider);
   const generated = await deployPoseidon3(chain, provider);
@@ -158,10 +157,11 @@ async function mockRows(chain: ChainHandle) {
 }
 
 /** settle() against the real snarkjs verifiers, with proofs from the prover, as test/e2e does. */
-async function realRows(chain: ChainHandle) {
+async function realRows(chain: DevChainHandle) {
   const { loadManifest } = await import("../prover/artifacts/manifest.js");
   if (!Object.keys(loadManifest().circuits ?? {}).length) return false;
-  const { deployZkVai, registerPromise } = await import("../prover/deploy.js");
+  const { deployZkVai } = await import("../prover/artifacts/deploy.js");
+  const { registerPromise } = await import("../sdk/promises.js");
   const { answerClaim } = await import("../prover/claims.js");
   const { releaseProver } = await import("../prover/prove.js");
   const { Session } = await import("../sdk/session.js");
@@ -173,7 +173,7 @@ async function realRows(chain: ChainHandle) {
   const profile: EncodingProfile = { version: 1, tools: { read: {}, send_email: { target: "to" } } };
   const theta = { outboundTools: ["send_email"], allowlist: ["alice@a.example", "bob@a.example"] };
   const spec = { predicate: "AAP-4", theta, profile, payout: PAYOUT, reserve: 3n * PAYOUT };
-  const { promiseId } = await registerPromise(deployment, escrow, store, spec);
+  const { promiseId } = await registerPromise(deployment.record, escrow, store, spec);
   try {
     for (const [label, to] of [
       ["satisfied", "bob@a.example"],

@@ -11,6 +11,7 @@ import type { EscrowClient, TxResult } from "./chain/escrow.js";
 import type { Logger } from "./log.js";
 import type { TraceStore } from "./store.js";
 import { CheckpointLimitError, CheckpointMismatchError } from "./core/errors.js";
+import { backoffMs, revertName, type Backoff } from "./chain/retry.js";
 
 export interface CheckpointPolicy {
   /** Checkpoint once this many records are not covered by one yet (Infinity: never by count). */
@@ -18,7 +19,7 @@ export interface CheckpointPolicy {
   /** Checkpoint this long after the first record not covered yet (Infinity: never by time). */
   everyMs: number;
   /** Backoff after a failed submission: initialMs, doubling, capped at maxMs. */
-  retry: { initialMs: number; maxMs: number };
+  retry: Backoff;
 }
 
 export const DEFAULT_POLICY: CheckpointPolicy = {
@@ -42,10 +43,8 @@ export function resolvePolicy(p: Partial<CheckpointPolicy> = {}): CheckpointPoli
   return policy;
 }
 
-/** The wait before attempt + 1, after `attempt` failures. */
-export function backoffMs(retry: CheckpointPolicy["retry"], attempt: number): number {
-  return Math.min(retry.maxMs, retry.initialMs * 2 ** Math.min(attempt - 1, 30));
-}
+// One backoff formula for the checkpointer, close() and the watcher (sdk/chain/retry.ts).
+export { backoffMs };
 
 export interface CheckpointerDeps {
   escrow: EscrowClient;
@@ -62,8 +61,8 @@ export interface CheckpointerDeps {
   onChain: { lastN: number; checkpoints: number };
 }
 
-// Reverts that mean the chain moved without us (a "failed" send that landed, or a close).
-const DIVERGED = /CheckpointNotIncreasing|TooManyCheckpoints|AlreadyClosed/;
+// The escrow's custom errors that mean the chain moved without us (a "failed" send that landed, or a close).
+const DIVERGED = new Set(["CheckpointNotIncreasing", "TooManyCheckpoints", "AlreadyClosed"]);
 
 export class Checkpointer {
   private confirmedN: number;
@@ -225,7 +224,7 @@ export class Checkpointer {
         const message = (e as Error)?.message ?? String(e);
         const delayMs = backoffMs(policy.retry, attempt);
         log.log("warn", "checkpoint.failed", { sessionId, n, attempt, delayMs, error: message });
-        if (DIVERGED.test(message)) await this.resync();
+        if (DIVERGED.has(revertName(e) ?? "")) await this.resync();
         if (this.state !== "active") return;
         await this.sleep(delayMs);
       }

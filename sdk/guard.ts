@@ -1,9 +1,10 @@
 // The promises that cover a session, as the recorder uses them before a tool runs:
-// AAP-1's gated tools need an actionId, and in guard mode (opt-in, fail-closed, P8)
+// tools a predicate says need an actionId (PredicateDefinition.actionIdTools: AAP-1's
+// gated tools) are refused without one, and in guard mode (opt-in, fail-closed, P8)
 // a call that would turn a satisfied trace into a violated one is not run.
 import type { CallRecord, TraceRecord } from "./core/records.js";
 import type { EncodingProfile } from "./core/profile.js";
-import { PREDICATES, type PredicateDefinition, type Verdict } from "./core/predicates/index.js";
+import { PREDICATES, findPredicate, type AnyPredicate, type Verdict } from "./core/predicates/index.js";
 import { PromiseRefError } from "./core/errors.js";
 
 /** A promise covering the session: predicate id (e.g. "AAP-1") and its θ as registered. */
@@ -15,8 +16,7 @@ export interface PromiseRef {
 export interface CoveringPromise {
   index: number;
   predicate: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  def: PredicateDefinition<any>;
+  def: AnyPredicate;
   theta: unknown;
 }
 
@@ -24,7 +24,7 @@ export interface CoveringPromise {
 export function parsePromises(refs: readonly PromiseRef[], profile: EncodingProfile): CoveringPromise[] {
   return refs.map((ref, index) => {
     const where = `promises[${index}]`;
-    const def = Object.hasOwn(PREDICATES, ref?.predicate) ? PREDICATES[ref.predicate] : undefined;
+    const def = typeof ref?.predicate === "string" ? findPredicate(ref.predicate) : undefined;
     if (!def) {
       throw new PromiseRefError(
         `${where}: unknown predicate ${JSON.stringify(ref?.predicate)}; known: ${Object.keys(PREDICATES).join(", ")}`,
@@ -40,13 +40,14 @@ export function parsePromises(refs: readonly PromiseRef[], profile: EncodingProf
   });
 }
 
-/** Tools some AAP-1 promise gates: a call to one without an actionId can never be authorized. */
+/**
+ * Tools whose calls need an actionId, each with the index of the first promise that says so: a call
+ * to one without an actionId can never satisfy that promise (e.g. an AAP-1 gated tool).
+ */
 export function gatedTools(promises: readonly CoveringPromise[]): Map<string, number> {
   const gated = new Map<string, number>();
   for (const p of promises) {
-    if (p.predicate !== "AAP-1") continue;
-    for (const tool of (p.theta as { gatedTools: string[] }).gatedTools)
-      if (!gated.has(tool)) gated.set(tool, p.index);
+    for (const tool of p.def.actionIdTools?.(p.theta) ?? []) if (!gated.has(tool)) gated.set(tool, p.index);
   }
   return gated;
 }

@@ -4,7 +4,8 @@
 import type { Hex } from "viem";
 import { isAddressEqual } from "viem";
 import type { EscrowClient, SessionInfo, TxResult } from "./chain/escrow.js";
-import { backoffMs, type CheckpointPolicy } from "./checkpointer.js";
+import type { CheckpointPolicy } from "./checkpointer.js";
+import { backoffMs, revertName } from "./chain/retry.js";
 import { LeafLog } from "./core/leaf-log.js";
 import type { Logger } from "./log.js";
 import { messageOf } from "./core/record-checks.js";
@@ -41,7 +42,7 @@ export async function onChainSession(escrow: EscrowClient, sessionId: Hex): Prom
   try {
     return await escrow.session(sessionId);
   } catch (e) {
-    if (/UnknownSession/.test(messageOf(e))) return undefined;
+    if (revertName(e) === "UnknownSession") return undefined;
     throw e;
   }
 }

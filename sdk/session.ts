@@ -5,17 +5,12 @@
 // actionId (calls) and eventId (authorizations, grants, revokes) make retries
 // idempotent, across crashes too (Session.recover). Guard mode (opt-in, P8) refuses a
 // call that would break a covering promise, or that could not be recorded.
-import { randomBytes } from "node:crypto";
-import { sessionIdProvider } from "./chain/escrow.js";
-import { isAddress, isAddressEqual, zeroAddress, type Address, type Hex } from "viem";
-import type { EscrowClient, TxResult } from "./chain/escrow.js";
+import type { Hex } from "viem";
+import type { TxResult } from "./chain/escrow.js";
 import { canonicalJson, type Json } from "./core/canonical.js";
-import { Checkpointer, resolvePolicy, type CheckpointPolicy } from "./checkpointer.js";
-import { Guard, gatedTools, parsePromises, type CoveringPromise, type PromiseRef } from "./guard.js";
-import { FIELD_MODULUS } from "./core/hash.js";
+import { Checkpointer } from "./checkpointer.js";
+import { gatedTools } from "./guard.js";
 import { LeafLog } from "./core/leaf-log.js";
-import { silentLogger, type Logger } from "./log.js";
-import { parseProfile, type EncodingProfile } from "./core/profile.js";
 import {
   authorizationBody,
   checkCall,
@@ -28,27 +23,17 @@ import {
   checkSize,
   parseRecord,
   recordBytes,
-  type CallRecord,
   type RecordBody,
   type TraceRecord,
 } from "./core/records.js";
-import { commitFinal, maxCheckpointsOf, resumeOnChain } from "./session-chain.js";
+import { CallRunner, bodyOf } from "./session-calls.js";
+import { commitClose } from "./session-close.js";
 import { IdempotencyLedger } from "./session-ledger.js";
-import { checkCallFits, errorText, recordableText, snapshotArgs, snapshotResult } from "./session-limits.js";
-import { StoreConflictError, type StoredSession, type TraceStore } from "./store.js";
-import {
-  GuardRefusal,
-  InvalidCallError,
-  InvalidRecordError,
-  RecordWriteError,
-  RecordedToolError,
-  SessionCloseError,
-  SessionClosedError,
-  SessionOpenError,
-  SessionRecoveryError,
-  StoreUnavailableError,
-  UnrecordableResultError,
-} from "./core/errors.js";
+import { checkCallFits, snapshotArgs } from "./session-limits.js";
+import { openNewSession } from "./session-open.js";
+import type { CloseResult, RecoverOptions, SessionContext, SessionOptions } from "./session-options.js";
+import { recoverSession } from "./session-recovery.js";
+import { InvalidCallError, InvalidRecordError, SessionClosedError } from "./core/errors.js";
 
 export { DEFAULT_POLICY, type CheckpointPolicy } from "./checkpointer.js";
 export type { PromiseRef } from "./guard.js";
@@ -57,46 +42,7 @@ export type { RecordBody } from "./core/records.js";
 export type { AuthorizationInput } from "./core/record-checks.js";
 export { onChainSession } from "./session-chain.js";
 export { MAX_ARG_BYTES, MAX_ERROR_CHARS, MAX_RECORD_BYTES, MAX_RESULT_BYTES } from "./core/records.js";
-
-export function randomSecret(): bigint {
-  return BigInt(`0x${randomBytes(32).toString("hex")}`) % FIELD_MODULUS;
-}
-
-export interface SessionOptions {
-  store: TraceStore;
-  escrow: EscrowClient;
-  sessionId: Hex;
-  user: Address;
-  profile: EncodingProfile;
-  /** The session's leaf-salt secret; random by default. It never leaves the store. */
-  secret?: bigint;
-  policy?: Partial<CheckpointPolicy>;
-  /** The promises covering the session: AAP-1's gated tools need an actionId, and guard mode checks them all. */
-  promises?: PromiseRef[];
-  /** Fail-closed guard mode: see call(). */
-  guard?: boolean;
-  log?: Logger;
-}
-
-export interface CloseResult {
-  finalN: number;
-  finalRoot: bigint;
-  txHash: Hex;
-  gasUsed: bigint;
-}
-
-interface Context {
-  store: TraceStore;
-  escrow: EscrowClient;
-  sessionId: Hex;
-  profile: EncodingProfile;
-  secret: bigint;
-  log: Logger;
-  policy: CheckpointPolicy;
-  promises: CoveringPromise[];
-  guard: boolean;
-  maxCheckpoints: number;
-}
+export { randomSecret, type CloseResult, type SessionOptions } from "./session-options.js";
 
 export class Session {
   readonly sessionId: Hex;
@@ -104,28 +50,26 @@ export class Session {
   readonly openTx?: TxResult;
   private state: "open" | "closing" | "closed" = "open";
   private readonly leaves: LeafLog;
-  /** The stored trace, kept in memory for guard mode's oracles only. */
-  private readonly trace: TraceRecord[] | undefined;
-  private readonly guard: Guard | undefined;
   private readonly gated: Map<string, number>;
   private readonly checkpointer: Checkpointer;
   private readonly ledger = new IdempotencyLedger();
+  private readonly calls: CallRunner;
   private readonly inflight = new Set<Promise<unknown>>();
-  /** Guard mode runs calls one at a time, so each check sees the trace its call extends. */
-  private guardTurn: Promise<void> = Promise.resolve();
   private closing: Promise<CloseResult> | undefined;
   private closed: CloseResult | undefined;
 
   private constructor(
-    private readonly ctx: Context,
+    private readonly ctx: SessionContext,
     records: readonly TraceRecord[],
     openTx: TxResult | undefined,
   ) {
     this.sessionId = ctx.sessionId;
     if (openTx) this.openTx = openTx;
     this.leaves = new LeafLog(ctx.profile, ctx.secret);
-    this.trace = ctx.guard ? [] : undefined;
-    this.guard = ctx.guard ? new Guard(ctx.promises, ctx.profile) : undefined;
+    this.calls = new CallRunner(ctx, this.ledger, {
+      count: () => this.count,
+      write: (body) => this.write(body),
+    });
     this.gated = gatedTools(ctx.promises);
     for (const r of records) this.track(r);
     this.checkpointer = new Checkpointer({
@@ -142,49 +86,8 @@ export class Session {
    * written; if openSession fails it throws SessionOpenError, and no call can run (recover() retries it).
    */
   static async open(opts: SessionOptions): Promise<Session> {
-    const { store, escrow, sessionId, user } = opts;
-    const profile = parseProfile(opts.profile);
-    const promises = parsePromises(opts.promises ?? [], profile);
-    const policy = resolvePolicy(opts.policy);
-    const secret = opts.secret ?? randomSecret();
-    if (!/^0x[0-9a-fA-F]{64}$/.test(sessionId))
-      throw new SessionOpenError("sessionId must be 32 bytes of 0x-hex");
-    // The escrow refuses an id not scoped to the sender; refusing it here writes nothing (chain.ts scopedSessionId).
-    const sender = escrow.wallet?.account?.address;
-    if (sender && !isAddressEqual(sessionIdProvider(sessionId), sender))
-      throw new SessionOpenError(
-        `sessionId ${sessionId} is not scoped to the provider ${sender}: its top 20 bytes must be that address (scopedSessionId)`,
-      );
-    if (!isAddress(user) || isAddressEqual(user, zeroAddress))
-      throw new SessionOpenError(`user must be a non-zero address, got ${user}`);
-    if (typeof secret !== "bigint" || secret < 0n || secret >= FIELD_MODULUS)
-      throw new SessionOpenError("secret must be a field element");
-    if (store.session(sessionId))
-      throw new SessionOpenError(
-        `session ${sessionId} is already in the trace store; Session.recover resumes it`,
-      );
-    const log = opts.log ?? silentLogger;
-    let maxCheckpoints: number;
-    try {
-      maxCheckpoints = await maxCheckpointsOf(escrow);
-    } catch (e) {
-      throw new SessionOpenError(`cannot read the escrow's MAX_CHECKPOINTS: ${messageOf(e)}`, { cause: e });
-    }
-    const stored = store.createSession({ sessionId, secret, profile, user });
-    claimWriter(store, sessionId, SessionOpenError);
-    let openTx: TxResult;
-    try {
-      openTx = await escrow.openSession(sessionId, user, stored.profileHash);
-    } catch (e) {
-      log.log("error", "session.open_failed", { sessionId, error: messageOf(e) });
-      throw new SessionOpenError(
-        `openSession(${sessionId}) failed, so no call may run on it (Session.recover retries it): ${messageOf(e)}`,
-        { cause: e },
-      );
-    }
-    log.log("info", "session.opened", { sessionId, user, txHash: openTx.txHash, gasUsed: openTx.gasUsed });
-    const ctx = { store, escrow, sessionId, profile, secret, log, policy, promises, maxCheckpoints };
-    return new Session({ ...ctx, guard: opts.guard ?? false }, [], openTx);
+    const { ctx, openTx } = await openNewSession(opts);
+    return new Session(ctx, [], openTx);
   }
 
   /**
@@ -192,57 +95,11 @@ export class Session {
    * store, checks every on-chain checkpoint against the stored records, sends openSession if
    * the first one never landed, and continues at seq = stored count. A closed session is refused.
    */
-  static async recover(opts: Omit<SessionOptions, "user" | "profile" | "secret">): Promise<Session> {
-    const { store, escrow, sessionId } = opts;
-    const stored = store.session(sessionId);
-    if (!stored)
-      throw new SessionRecoveryError(
-        `session ${sessionId} is not in the trace store; Session.open creates it`,
-      );
-    const promises = parsePromises(opts.promises ?? [], stored.profile);
-    const policy = resolvePolicy(opts.policy);
-    const log = opts.log ?? silentLogger;
-    claimWriter(store, sessionId, SessionRecoveryError);
-    try {
-      return await Session.resume(opts, stored, promises, policy, log);
-    } catch (e) {
-      store.releaseWriter(sessionId);
-      throw e;
-    }
-  }
-
-  private static async resume(
-    opts: Omit<SessionOptions, "user" | "profile" | "secret">,
-    stored: StoredSession,
-    promises: CoveringPromise[],
-    policy: CheckpointPolicy,
-    log: Logger,
-  ): Promise<Session> {
-    const { store, escrow, sessionId } = opts;
-    const records = store.records(sessionId);
-    const { maxCheckpoints, info, openTx } = await resumeOnChain(escrow, store, stored, records);
-    const ctx = { store, escrow, sessionId, profile: stored.profile, secret: stored.secret, log, policy };
-    const session = new Session(
-      { ...ctx, promises, maxCheckpoints, guard: opts.guard ?? false },
-      records,
-      openTx,
-    );
-    // Throws CheckpointMismatchError when a checkpoint commits records the store lost or changed.
-    await session.checkpointer.reconcile();
-    const { checkpoints } = session.checkpointer.stats;
-    if (info && checkpoints !== info.checkpointCount) {
-      throw new SessionRecoveryError(
-        `session ${sessionId}: ${checkpoints} Checkpointed events found, the escrow counts ${info.checkpointCount}; does the client's fromBlock precede the session?`,
-      );
-    }
-    session.checkpointer.recorded();
-    log.log("info", "session.recovered", {
-      sessionId,
-      records: records.length,
-      checkpoints,
-      reopened: !!openTx,
+  static async recover(opts: RecoverOptions): Promise<Session> {
+    return recoverSession(opts, (ctx, records, openTx) => {
+      const session = new Session(ctx, records, openTx);
+      return { session, checkpointer: session.checkpointer };
     });
-    return session;
   }
 
   get count(): number {
@@ -282,12 +139,13 @@ export class Session {
     const { actionId } = opts;
     const call = checkCall(this.ctx.profile, this.count, tool, snapshotArgs(tool, args), actionId);
     checkCallFits(call);
-    if (actionId === undefined && this.gated.has(tool)) {
+    const gatedBy = actionId === undefined ? this.gated.get(tool) : undefined;
+    if (gatedBy !== undefined) {
       throw new InvalidCallError(
-        `call ${JSON.stringify(tool)}: promises[${this.gated.get(tool)}] (AAP-1) gates this tool, so the call needs an actionId that an authorization names`,
+        `call ${JSON.stringify(tool)}: promises[${gatedBy}] (${this.ctx.promises[gatedBy].predicate}) gates this tool, so the call needs an actionId that an authorization names`,
       );
     }
-    const task = this.runOnce<T>(call, run);
+    const task = this.calls.run<T>(call, run);
     this.inflight.add(task);
     const untrack = () => void this.inflight.delete(task);
     task.then(untrack, untrack);
@@ -363,124 +221,10 @@ export class Session {
     return this.closing;
   }
 
-  // ------------------------------------------------------------------------------------------ calls
-
   private assertOpen(): void {
     if (this.state !== "open")
       throw new SessionClosedError(`session ${this.sessionId} is ${this.state}; no record can be added`);
   }
-
-  private async runOnce<T extends Json>(call: CallRecord, run: () => Promise<T>): Promise<T> {
-    const { actionId } = call;
-    if (actionId === undefined) return this.execute(call, run);
-    const claim = await this.ledger.claim(actionId, call.tool, call.args);
-    if ("seq" in claim) return this.replay<T>(claim.seq);
-    try {
-      return await this.execute(call, run);
-    } finally {
-      claim.release();
-    }
-  }
-
-  private replay<T extends Json>(seq: number): T {
-    const record = this.ctx.store.record(this.sessionId, seq) as CallRecord;
-    this.ctx.log.log("info", "call.replayed", { sessionId: this.sessionId, seq, actionId: record.actionId });
-    if (record.error !== undefined) throw new RecordedToolError(record.error, seq);
-    return record.result as T;
-  }
-
-  private execute<T extends Json>(call: CallRecord, run: () => Promise<T>): Promise<T> {
-    if (!this.guard) return this.runAndRecord(call, run);
-    const turn = this.guardTurn.then(() => this.guarded(call, run));
-    this.guardTurn = turn.then(
-      () => {},
-      () => {},
-    );
-    return turn;
-  }
-
-  private async guarded<T extends Json>(call: CallRecord, run: () => Promise<T>): Promise<T> {
-    const { store, log } = this.ctx;
-    const sessionId = this.sessionId;
-    try {
-      store.ping();
-    } catch (e) {
-      log.log("warn", "guard.store_unavailable", { sessionId, tool: call.tool, error: messageOf(e) });
-      throw new StoreUnavailableError(`${call.tool} was not run: ${messageOf(e)}`, { cause: e });
-    }
-    const proposed: CallRecord = { ...call, seq: this.count, ts: Date.now() };
-    const breach = this.guard!.check(this.trace!, proposed);
-    if (breach) {
-      const { promise, verdict } = breach;
-      const record = this.write({
-        ...bodyOf(call),
-        blocked: true,
-        error: recordableText(
-          `refused by guard: promises[${promise.index}] (${promise.predicate}): ${verdict.reason}`,
-        ),
-      });
-      log.log("warn", "guard.refused", {
-        sessionId,
-        seq: record.seq,
-        tool: call.tool,
-        predicate: promise.predicate,
-      });
-      throw new GuardRefusal(promise.predicate, promise.index, verdict.reason, record.seq);
-    }
-    return this.runAndRecord(call, run, (seq) => this.guard!.recorded(seq));
-  }
-
-  private async runAndRecord<T extends Json>(
-    call: CallRecord,
-    run: () => Promise<T>,
-    recorded?: (seq: number) => void,
-  ): Promise<T> {
-    const body = bodyOf(call);
-    let result: T;
-    try {
-      result = await run();
-    } catch (e) {
-      const record = this.writeAfterRun({ ...body, error: errorText(e) }, e);
-      recorded?.(record.seq);
-      throw e;
-    }
-    if (result === undefined) {
-      const record = this.writeAfterRun(body);
-      recorded?.(record.seq);
-      return result;
-    }
-    // Copied once: what is stored is the result as it was returned, and a getter or Proxy
-    // cannot make the write itself fail after the tool ran.
-    const copy = snapshotResult(result);
-    if ("error" in copy) {
-      const record = this.writeAfterRun({ ...body, error: copy.error });
-      recorded?.(record.seq);
-      throw new UnrecordableResultError(
-        `${call.tool} ran; ${copy.error} (recorded as its error at seq ${record.seq})`,
-      );
-    }
-    const record = this.writeAfterRun({ ...body, result: copy.result });
-    recorded?.(record.seq);
-    return result;
-  }
-
-  private writeAfterRun(body: RecordBody, toolError?: unknown): TraceRecord {
-    try {
-      return this.write(body);
-    } catch (e) {
-      const tool = (body as CallRecord).tool;
-      this.ctx.log.log("error", "record.lost", { sessionId: this.sessionId, tool, error: messageOf(e) });
-      const failed = toolError === undefined ? "" : ` (the tool itself failed: ${errorText(toolError)})`;
-      throw new RecordWriteError(
-        `${tool} ran, but its record could not be stored${failed}: ${messageOf(e)}`,
-        {
-          cause: e,
-        },
-      );
-    }
-  }
-
-  // ------------------------------------------------------------------------------------------ records
 
   /** Authorization, grant or revoke: checked (it must encode), deduplicated by eventId, stored. */
   private recordEvent(body: RecordBody): TraceRecord {
@@ -514,70 +258,15 @@ export class Session {
   /** Takes a stored record into the leaves, the guard's trace and the idempotency keys. */
   private track(record: TraceRecord): void {
     this.leaves.push(record);
-    this.trace?.push(record);
+    this.calls.track(record);
     this.ledger.track(record);
   }
 
-  // ------------------------------------------------------------------------------------------ close
-
   private async finish(): Promise<CloseResult> {
-    const { store, escrow, log, policy } = this.ctx;
-    const sessionId = this.sessionId;
-    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
-    await this.checkpointer.supersede();
-    const n = this.count;
-    let stored: number;
-    try {
-      store.checkFile();
-      stored = store.count(sessionId);
-    } catch (e) {
-      throw new SessionCloseError(`cannot read the trace store: ${messageOf(e)}`, { cause: e });
-    }
-    if (stored !== n) {
-      throw new SessionCloseError(
-        `session ${sessionId}: the store holds ${stored} records, the recorder acknowledged ${n}; not committing`,
-      );
-    }
-    const root = this.leaves.root(n);
-    const tx = await commitFinal({
-      escrow,
-      sessionId,
-      n,
-      root,
-      retry: policy.retry,
-      log,
-      // Stores checkpoints that landed unseen, and refuses to close over one that disagrees.
-      prepare: () => this.checkpointer.reconcile(),
-    });
-    return this.finished(n, root, tx);
-  }
-
-  private finished(n: number, root: bigint, tx: TxResult): CloseResult {
-    this.ctx.store.addCheckpoint(this.sessionId, { n, root, final: true });
-    this.ctx.store.releaseWriter(this.sessionId);
-    this.leaves.dispose();
+    const { leaves, checkpointer, inflight } = this;
+    this.closed = await commitClose(this.ctx, { leaves, checkpointer, inflight });
     this.state = "closed";
-    this.closed = { finalN: n, finalRoot: root, txHash: tx.txHash, gasUsed: tx.gasUsed };
     this.ctx.log.log("info", "session.closed", { sessionId: this.sessionId, ...this.closed });
     return this.closed;
-  }
-}
-
-function bodyOf(call: CallRecord): Omit<CallRecord, "seq" | "ts"> {
-  const { seq: _seq, ts: _ts, ...body } = call;
-  return body;
-}
-
-/** Takes the store's writer claim on the session for this process, or throws `type` saying who holds it. */
-function claimWriter(
-  store: TraceStore,
-  sessionId: Hex,
-  type: new (m: string, o?: ErrorOptions) => Error,
-): void {
-  try {
-    store.claimWriter(sessionId);
-  } catch (e) {
-    if (!(e instanceof StoreConflictError)) throw e;
-    throw new type(`session ${sessionId}: ${e.message}`, { cause: e });
   }
 }

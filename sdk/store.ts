@@ -16,11 +16,14 @@ import Database from "better-sqlite3";
 import { canonicalJson } from "./core/canonical.js";
 import { parseProfile, profileHash, type EncodingProfile } from "./core/profile.js";
 import { parseRecord, recordBytes, type TraceRecord } from "./core/records.js";
+import { ZkvaiError } from "./core/errors.js";
 
-export class StoreConflictError extends Error {
+export class StoreConflictError extends ZkvaiError {
+  static override readonly code: string = "STORE_CONFLICT";
   override name = "StoreConflictError";
 }
-export class StoreError extends Error {
+export class StoreError extends ZkvaiError {
+  static override readonly code: string = "STORE_FAILED";
   override name = "StoreError";
 }
 

@@ -5,11 +5,18 @@
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { artifactsRoot, buildDir } from "../../sdk/chain/locations.js";
 
+/** The manifest's path relative to the artifacts root (the parent of the build directory). */
 export const MANIFEST_PATH = "build/manifest.json";
 
+/** The manifest of the configured build directory (sdk/chain/locations.ts). */
+export function manifestPath(): string {
+  return path.join(buildDir(), "manifest.json");
+}
+
 export interface FileRef {
-  /** Relative to the repository root. */
+  /** Relative to the artifacts root: the project setup ran in, the parent of its build/. */
   path: string;
   sha256: string;
 }
@@ -65,8 +72,15 @@ export interface CircuitArtifacts {
   publicSignals: string[];
 }
 
+/** sha256 of the manifest, as a deployment records it (a later command can tell it changed since). */
+export function manifestSha256(root: string = artifactsRoot()): string {
+  return createHash("sha256")
+    .update(readFileSync(path.resolve(root, MANIFEST_PATH)))
+    .digest("hex");
+}
+
 // Not cached: the file is small and setup may rewrite it while a long-lived process (a test run) is alive.
-export function loadManifest(root: string = process.cwd()): Manifest {
+export function loadManifest(root: string = artifactsRoot()): Manifest {
   const file = path.resolve(root, MANIFEST_PATH);
   if (!existsSync(file)) {
     throw new Error(`${file} not found: run \`npm run setup\` to build the circuits first`);
@@ -95,7 +109,7 @@ function entry(name: string, root: string): CircuitEntry {
   return circuit;
 }
 
-export function circuitArtifacts(name: string, root: string = process.cwd()): CircuitArtifacts {
+export function circuitArtifacts(name: string, root: string = artifactsRoot()): CircuitArtifacts {
   const c = entry(name, root);
   const abs = (ref: FileRef): string => path.resolve(root, ref.path);
   return {
@@ -118,7 +132,7 @@ async function sha256File(file: string): Promise<string> {
 }
 
 /** Recomputes every artifact hash of `name`; throws naming the first missing or mismatching file. */
-export async function verifyArtifactHashes(name: string, root: string = process.cwd()): Promise<void> {
+export async function verifyArtifactHashes(name: string, root: string = artifactsRoot()): Promise<void> {
   const c = entry(name, root);
   for (const [kind, ref] of Object.entries(c.files)) {
     const file = path.resolve(root, ref.path);

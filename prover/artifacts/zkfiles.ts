@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, existsSync } from "node:fs";
 import { open, readdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { ZkvaiError } from "../../sdk/core/errors.js";
 
 export const BN128_Q = 21888242871839275222246405745257275088696311157297823662689037894645226208583n;
 
@@ -167,7 +168,9 @@ export async function readPtauHeader(file: string): Promise<PtauHeader> {
   }
 }
 
-export class ToolError extends Error {
+export class ToolError extends ZkvaiError {
+  static override readonly code: string = "TOOL_FAILED";
+  override name = "ToolError";
   constructor(
     message: string,
     readonly tail: string,

@@ -1,4 +1,4 @@
-// `npm run bench` / `vai bench`: what a claim costs, per predicate and capacity. Proves realistic traces
+// `npm run bench`: what a claim costs, per predicate and capacity. Proves realistic traces
 // (scripts/bench/traces.ts) on every built circuit, counts constraints past what is built, fits the cost
 // models and writes raw results, a Markdown table and SVG plots. Results are written after every circuit,
 // so a crash late in a long run keeps what finished.
@@ -30,7 +30,7 @@ import {
 } from "./report.js";
 import { BENCH_PREDICATES } from "./traces.js";
 
-export const BENCH_USAGE = `usage: vai bench [--quick] [--runs <n>] [--predicates AAP-1,AAP-4] [--min-capacity <n>] [--max-capacity <n>] [--no-compile] [--out <dir>]
+export const BENCH_USAGE = `usage: npm run bench -- [--quick] [--runs <n>] [--predicates AAP-1,AAP-4] [--min-capacity <n>] [--max-capacity <n>] [--no-compile] [--out <dir>]
 
 Proves full-capacity satisfied and violated traces (built from fixtures/) on every built circuit of each
 predicate (build more with \`npm run setup -- --group bench\`), each proof in its own process, and settles
@@ -204,7 +204,7 @@ export async function runBench(argv: string[]): Promise<number> {
   } catch (e) {
     const help = (e as { help?: boolean }).help;
     (help ? console.log : console.error)(
-      help ? BENCH_USAGE : `vai bench: ${(e as Error).message}\n\n${BENCH_USAGE}`,
+      help ? BENCH_USAGE : `bench: ${(e as Error).message}\n\n${BENCH_USAGE}`,
     );
     return help ? 0 : 2;
   }
@@ -246,7 +246,7 @@ export async function runBench(argv: string[]): Promise<number> {
     ),
   );
   // Figures other scripts measure (scripts/bench-recorder.ts, scripts/bench-devzkey.ts,
-  // scripts/bench-devptau.ts): their headline numbers at the top level, as issue #6 asks, and their full
+  // scripts/bench-devptau.ts): their headline numbers at the top level, and their full
   // files under their own keys. The dev setup is the direct zkey; the dev ptau is no longer on its path.
   const recorder = readOptionalJson(path.join(ROOT, "docs/bench/recorder.json"));
   const devzkey = readOptionalJson(path.join(ROOT, "docs/bench/devzkey.json"));
@@ -385,7 +385,7 @@ export async function runBench(argv: string[]): Promise<number> {
     );
     return 0;
   } catch (e) {
-    console.error(`vai bench: ${(e as Error)?.stack ?? e}`);
+    console.error(`bench: ${(e as Error)?.stack ?? e}`);
     return 1;
   } finally {
     await releaseProver();

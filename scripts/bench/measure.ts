@@ -7,20 +7,17 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { keccak256, parseEther, toHex, type Hex } from "viem";
-import {
-  embeddedChain,
-  type ChainHandle,
-  type EscrowClient,
-  type Wallet,
-  scopedSessionId,
-} from "../../sdk/chain/escrow.js";
+import { embeddedChain, type DevChainHandle } from "../../sdk/dev/embedded.js";
+import { type Wallet } from "../../sdk/chain/network.js";
+import { type EscrowClient, scopedSessionId } from "../../sdk/chain/escrow.js";
 import type { RecordBody, TraceRecord } from "../../sdk/core/records.js";
 import { Session } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 import { circuitArtifacts } from "../../prover/artifacts/manifest.js";
 import { prepareClaim } from "../../prover/claims.js";
-import { deployZkVai, registerPromise, type Deployment } from "../../prover/deploy.js";
-import { evmWords } from "../../prover/prove.js";
+import { deployZkVai, type ZkVaiDeployment } from "../../prover/artifacts/deploy.js";
+import { registerPromise } from "../../sdk/promises.js";
+import { packProof } from "../../sdk/core/claim.js";
 import { ROOT } from "../../prover/artifacts/circuit-build.js";
 import type { ProveMeasurement, ProveRequest } from "./prove-child.js";
 import { benchTraces, recordMix } from "./traces.js";
@@ -63,8 +60,8 @@ export interface CircuitMeasurement {
 }
 
 export interface BenchChain {
-  chain: ChainHandle;
-  deployment: Deployment;
+  chain: DevChainHandle;
+  deployment: ZkVaiDeployment;
   escrow: EscrowClient;
   user: Wallet;
   store: TraceStore;
@@ -159,7 +156,7 @@ export async function measureCircuit(
 ): Promise<CircuitMeasurement> {
   const traces = benchTraces(predicate, capacity);
   const artifacts = circuitArtifacts(circuit);
-  const { promiseId } = await registerPromise(b.deployment, b.escrow, b.store, {
+  const { promiseId } = await registerPromise(b.deployment.record, b.escrow, b.store, {
     predicate,
     theta: traces.theta,
     profile: traces.profile,
@@ -199,7 +196,7 @@ export async function measureCircuit(
     const expected = await b.escrow.publicInputs(claim.claimId, prepared.verdict.violated);
     if (expected.some((x, k) => String(x) !== m.publicSignals[k]))
       throw new Error(`${circuit}: the proof's public inputs differ from what the escrow rebuilds`);
-    const tx = await b.escrow.settle(claim.claimId, evmWords(m.proof), prepared.verdict.violated);
+    const tx = await b.escrow.settle(claim.claimId, packProof(m.proof), prepared.verdict.violated);
     settle[verdict] = Number(tx.gasUsed);
     out.push({
       verdict,

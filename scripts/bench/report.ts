@@ -43,7 +43,7 @@ export const L2_ASSUMPTIONS = {
   ethUsd: 3000,
 };
 
-/** VAI's published figures (the reference implementation), quoted in issue #6. */
+/** VAI's published figures (the reference implementation), as its paper reports them. */
 export const REFERENCE = {
   trustedVerifierSecondsPer10kRecords: 0.2,
   checkpointGas: 80_000,

@@ -9,7 +9,7 @@ import { keccak256, toBytes } from "viem";
 import { canonicalJson } from "../../sdk/core/canonical.js";
 import { callAmount } from "../../sdk/core/encoding.js";
 import { importVaiJsonl } from "../../sdk/core/import-vai.js";
-import { PREDICATES } from "../../sdk/core/predicates/index.js";
+import { predicateById } from "../../sdk/core/predicates/index.js";
 import { parseProfile, type EncodingProfile } from "../../sdk/core/profile.js";
 import { parseRecord, type CallRecord, type TraceRecord } from "../../sdk/core/records.js";
 import { ROOT } from "../../prover/artifacts/circuit-build.js";
@@ -237,7 +237,7 @@ export function benchTraces(predicate: string, capacity: number): BenchTraces {
   const build = BUILDERS[predicate];
   if (!build) throw new Error(`no bench traces for ${predicate} (known: ${BENCH_PREDICATES.join(", ")})`);
   const t = { predicate, ...build(capacity) };
-  const def = PREDICATES[predicate];
+  const def = predicateById(predicate);
   const theta = def.parseTheta(t.theta);
   def.checkProfile(theta, t.profile);
   for (const [which, records, want] of [

@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import * as snarkjs from "snarkjs";
 import { releaseProver } from "../../prover/prove.js";
 import { sha256File } from "../../prover/artifacts/zkfiles.js";
+import { ZkvaiError } from "../../sdk/core/errors.js";
 
 export const CEREMONY_USAGE = `usage: vai ceremony <new|contribute|beacon|verify|export> [options]
 
@@ -26,7 +27,10 @@ new from a public ptau, contribute once per participant, one beacon, verify, exp
 Prints one JSON object. Exit 0: done (verify: the zkey is valid). 1: verify found the zkey invalid,
 or snarkjs refused the operation. 2: bad arguments or missing files.`;
 
-class UsageError extends Error {}
+export class UsageError extends ZkvaiError {
+  static override readonly code: string = "BAD_CEREMONY_USAGE";
+  override name = "UsageError";
+}
 
 const OPTIONS = {
   r1cs: { type: "string" },

@@ -16,6 +16,7 @@ import {
 } from "./common.js";
 import { USAGE } from "./usage.js";
 import { connect, parseRole } from "./connect.js";
+import { verdictLabel } from "../../sdk/core/claim.js";
 
 /** Escrow.PROOF_WINDOW: the provider's time to answer a claim with a proof. */
 const PROOF_WINDOW = 3n * 24n * 3600n;
@@ -134,7 +135,7 @@ export async function resolutionOf(
   const { beneficiary, amount } = a;
   const summary =
     eventName === "ClaimSettled"
-      ? `settled by proof: ${a.violated ? "violated" : "satisfied"}, ${formatEther(amount)} ETH to ${beneficiary}`
+      ? `settled by proof: ${verdictLabel(a.violated === true)}, ${formatEther(amount)} ETH to ${beneficiary}`
       : `defaulted (no proof in time): ${formatEther(amount)} ETH to ${beneficiary}`;
   return {
     event: eventName,

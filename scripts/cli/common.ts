@@ -1,19 +1,13 @@
 // What every `vai` command shares: argument parsing that fails with one line and exit code 2, validators for
 // ids and amounts, error messages that name the escrow's revert, and text-or-JSON output.
+import { existsSync, readFileSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import {
-  BaseError,
-  ContractFunctionRevertedError,
-  isAddress,
-  parseEther,
-  type Address,
-  type Hex,
-} from "viem";
+import { isAddress, parseEther, type Address, type Hex } from "viem";
+import { InputError, ZkvaiError } from "../../sdk/core/errors.js";
+import { describeError } from "../../sdk/chain/retry.js";
 
-/** Bad input: the command exits 2 with the message, and has sent nothing. */
-export class InputError extends Error {
-  override name = "InputError";
-}
+// Bad input (InputError and its subclasses): the command exits 2 with the message, and has sent nothing.
+export { InputError } from "../../sdk/core/errors.js";
 
 export interface Command {
   /** First line: `usage: vai <name> …`; the rest: what it does, options, exit codes. */
@@ -91,7 +85,8 @@ export async function runCommand(name: string, usage: string, body: () => Promis
 export const HELP = Symbol("help");
 
 /** Thrown by a command body that has already printed why it failed: exit 1, nothing more said. */
-export class AlreadyReported extends Error {
+export class AlreadyReported extends ZkvaiError {
+  static override readonly code: string = "ALREADY_REPORTED";
   override name = "AlreadyReported";
 }
 
@@ -140,22 +135,7 @@ export function parseInteger(s: string, flag: string, min: number, max = Number.
  * One line: the escrow's custom error when a transaction or call reverted ("fileClaim reverted:
  * ClaimWindowClosed(…)"), viem's short message for other RPC failures, the message otherwise.
  */
-export function describeError(e: unknown): string {
-  if (e instanceof BaseError) {
-    const revert = e.walk((x) => x instanceof ContractFunctionRevertedError);
-    if (revert instanceof ContractFunctionRevertedError) {
-      const fn = (e as { functionName?: string }).functionName;
-      const data = revert.data;
-      const reason = data
-        ? `${data.errorName}(${(data.args ?? []).map((a) => String(a)).join(", ")})`
-        : (revert.reason ?? revert.shortMessage);
-      return `${fn ? `${fn} ` : ""}reverted: ${reason}`;
-    }
-    const details = e.details && e.details !== e.shortMessage ? ` (${e.details})` : "";
-    return `${e.shortMessage}${details}`.split("\n")[0];
-  }
-  return String((e as Error)?.message ?? e).split("\n")[0];
-}
+export { describeError } from "../../sdk/chain/retry.js";
 
 /** A command's result: lines for people, or with --json the object itself (bigints as decimal strings). */
 export function output(json: boolean, result: Record<string, unknown>, lines: () => string[]): void {
@@ -164,3 +144,13 @@ export function output(json: boolean, result: Record<string, unknown>, lines: ()
 }
 
 export const hex64 = (x: bigint): Hex => `0x${x.toString(16).padStart(64, "0")}`;
+
+/** A JSON file named on the command line; a missing or unparsable one is bad input, named as `what`. */
+export function readJsonFile(file: string, what: string): unknown {
+  if (!existsSync(file)) throw new InputError(`${what} file ${file} does not exist`);
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new InputError(`${what} file ${file} is not JSON: ${(e as Error).message}`);
+  }
+}

@@ -2,11 +2,12 @@
 // the trace store. Refuses (InputError) a node on another chain or without the escrow, before anything is sent.
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import { EscrowClient, privateKeyWallet, rpcChain, type ChainHandle, type Wallet } from "../../sdk/chain/escrow.js";
+import { EscrowClient } from "../../sdk/chain/escrow.js";
+import { privateKeyWallet, rpcChain, type ChainHandle, type Wallet } from "../../sdk/chain/network.js";
 import { TraceStore } from "../../sdk/store.js";
 import { describeError, InputError } from "./common.js";
 import { loadConfig, rpcUrlFor, type ConfigFlags, type VaiConfig } from "./config.js";
-import { readDeploymentFile, type DeploymentFile } from "../../sdk/chain/deployment.js";
+import { readDeployment, type Deployment } from "../../sdk/chain/deployment.js";
 
 export type Role = "provider" | "user";
 
@@ -18,7 +19,7 @@ export function parseRole(value: string | undefined, fallback: Role): Role {
 
 export interface Connection {
   config: VaiConfig;
-  deployment: DeploymentFile;
+  deployment: Deployment;
   rpcUrl: string;
   chain: ChainHandle;
   /** Sends as the chosen role when a wallet was asked for; read-only otherwise. */
@@ -60,7 +61,7 @@ export async function connect(
     if (!opts.wallet) throw new InputError(`--as names who sends a transaction, and this command sends none`);
   }
   const config = loadConfig(flags);
-  const deployment = readDeploymentFile(config.deployment);
+  const deployment = readDeployment(config.deployment);
   const rpcUrl = rpcUrlFor(config, deployment.rpcUrl || undefined);
   const chain = await openChain(rpcUrl);
   if (chain.chainId !== deployment.chainId) {

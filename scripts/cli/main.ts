@@ -56,13 +56,6 @@ const COMMANDS: Record<string, Entry> = {
       return { usage: CHECK_USAGE, run: runCheck };
     },
   },
-  bench: {
-    summary: "measure proving cost per predicate and capacity (docs/BENCHMARKS.md)",
-    load: async () => {
-      const { runBench, BENCH_USAGE } = await import("../bench/cli.js");
-      return { usage: BENCH_USAGE, run: runBench };
-    },
-  },
   ceremony: {
     summary: "multi-party Groth16 phase 2: new | contribute | beacon | verify | export",
     load: async () => {

@@ -17,7 +17,8 @@ import {
 import { USAGE } from "./usage.js";
 import { loadConfig, rpcUrlFor } from "./config.js";
 import { abortOnSignals, openChain, walletFor } from "./connect.js";
-import { deployAll, writeDeploymentFile, type DeploymentFile } from "../../sdk/chain/deployment.js";
+import { writeDeployment, type Deployment } from "../../sdk/chain/deployment.js";
+import { deployZkVai } from "../../prover/artifacts/deploy.js";
 
 export const nodeCommand: Command = {
   usage: USAGE.node,
@@ -46,10 +47,10 @@ export const nodeCommand: Command = {
       stop.signal.addEventListener("abort", () => void node.stop());
       try {
         const chain = await openChain(node.url);
-        const { file } = await progress.step("deploy Poseidon, verifiers and escrow", () =>
-          deployAll(chain, chain.wallets[0], node.url),
+        const { record: file } = await progress.step("deploy Poseidon, verifiers and escrow", () =>
+          deployZkVai(chain, chain.wallets[0], { rpcUrl: node.url }),
         );
-        writeDeploymentFile(config.deployment, file);
+        writeDeployment(config.deployment, file);
         output(values.json, { ...file, deploymentFile: config.deployment }, () => [
           ...describeDeployment(file, config.deployment),
           `node: ${node.url} (pid ${node.pid}); Ctrl-C stops it`,
@@ -88,18 +89,18 @@ export const deployCommand: Command = {
       if (balance === 0n)
         throw new Error(`deployer ${wallet.account.address} has no funds on chain ${chain.chainId}`);
       const progress = new Progress({ total: 1 });
-      const { file } = await progress.step(
+      const { record: file } = await progress.step(
         `deploy onto chain ${chain.chainId} from ${wallet.account.address} (${formatEther(balance)} ETH)`,
-        () => deployAll(chain, wallet, rpcUrl),
+        () => deployZkVai(chain, wallet, { rpcUrl }),
       );
-      writeDeploymentFile(config.deployment, file);
+      writeDeployment(config.deployment, file);
       output(values.json, { ...file, deploymentFile: config.deployment }, () =>
         describeDeployment(file, config.deployment),
       );
     }),
 };
 
-function describeDeployment(d: DeploymentFile, path: string): string[] {
+function describeDeployment(d: Deployment, path: string): string[] {
   return [
     `chain ${d.chainId} at ${d.rpcUrl}`,
     `escrow     ${d.escrow} (from block ${d.fromBlock}, at most ${d.maxCheckpoints} checkpoints a session)`,

@@ -1,14 +1,18 @@
 // vai promise register|fund|retire|show: the provider's promises on the escrow, with θ kept in the local store.
-import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { formatEther } from "viem";
-import { PREDICATES, paramsHashOf, predicateById } from "../../sdk/core/predicates/index.js";
-import { parseProfile, type EncodingProfile } from "../../sdk/core/profile.js";
-import { registerPromise } from "../../prover/deploy.js";
-import { MANIFEST_PATH } from "../../prover/artifacts/manifest.js";
-import { checkPromise, type PromiseReport } from "./check-promise.js";
+import {
+  findPredicate,
+  paramsHashOf,
+  predicateByCode,
+  predicateById,
+} from "../../sdk/core/predicates/index.js";
+import type { EncodingProfile } from "../../sdk/core/profile.js";
+import { parsePromiseDocument } from "../../sdk/core/promise-document.js";
+import { registerPromise } from "../../sdk/promises.js";
+import { manifestPath } from "../../prover/artifacts/manifest.js";
+import { checkPromise, type PromiseReport } from "../../sdk/user/check-promise.js";
 import { readManifestFile, SettlementInvalid } from "../../sdk/user/evidence.js";
-import { REPO_ROOT } from "../../sdk/chain/escrow.js";
 import {
   AlreadyReported,
   CHAIN_OPTIONS,
@@ -18,12 +22,12 @@ import {
   parseCommand,
   parseEth,
   parsePromiseId,
+  readJsonFile,
   runCommand,
   type Command,
 } from "./common.js";
 import { USAGE } from "./usage.js";
 import { connect, openStore, parseRole } from "./connect.js";
-import { asProverDeployment } from "../../sdk/chain/deployment.js";
 
 export const promiseCommand: Command = {
   usage: USAGE.promise,
@@ -58,7 +62,7 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
       throw new InputError(`the deployment has no ${spec.predicate} verifier; deploy after \`vai setup\``);
     const store = openStore(config, true);
     try {
-      const tx = await registerPromise(asProverDeployment(deployment, escrow), escrow, store, spec);
+      const tx = await registerPromise(deployment, escrow, store, spec);
       const result = {
         promiseId: tx.promiseId,
         predicate: spec.predicate,
@@ -109,7 +113,7 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
       ["promiseId"],
     );
     const promiseId = parsePromiseId(positionals[0]);
-    const manifest = readManifestFile(path.resolve(values.manifest ?? path.join(REPO_ROOT, MANIFEST_PATH)));
+    const manifest = readManifestFile(path.resolve(values.manifest ?? manifestPath()));
     const { chain, deployment } = await connect(values, { wallet: false });
     let report: PromiseReport;
     try {
@@ -135,13 +139,13 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
     const promiseId = parsePromiseId(positionals[0]);
     const { escrow, deployment, config } = await connect(values, { wallet: false });
     const p = await escrow.promise(promiseId);
-    const predicate = Object.values(PREDICATES).find((d) => d.code === p.predicateId);
+    const predicate = predicateByCode(p.predicateId);
     const store = openStore(config, false);
     const stored = store?.promise(promiseId);
     store?.close();
     const thetaMatches = stored
       ? (() => {
-          const def = PREDICATES[stored.predicate];
+          const def = findPredicate(stored.predicate);
           return !!def && paramsHashOf(def, def.parseTheta(stored.theta)) === p.paramsHash;
         })()
       : false;
@@ -178,49 +182,19 @@ interface PromiseFileSpec {
   reserve: bigint;
 }
 
-/** Everything registerPromise needs, validated before any transaction. */
+/** Everything registerPromise needs, validated before any transaction (sdk/core/promise-document.ts). */
 export async function readPromiseFile(
   file: string,
   payoutFlag?: string,
   reserveFlag?: string,
 ): Promise<PromiseFileSpec> {
-  if (!existsSync(file)) throw new InputError(`promise file ${file} does not exist`);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (e) {
-    throw new InputError(`promise file ${file} is not JSON: ${(e as Error).message}`);
-  }
-  const p = raw as Record<string, unknown>;
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw) || typeof p.predicate !== "string")
-    throw new InputError(
-      `promise file ${file} must be {"predicate": ..., "params": {...}, "profile": {...}}`,
-    );
-  const known = ["predicate", "params", "theta", "profile", "payout", "reserve"];
-  const unknown = Object.keys(p).find((k) => !known.includes(k));
-  if (unknown)
-    throw new InputError(`promise file ${file}: unknown key "${unknown}" (known: ${known.join(", ")})`);
-  if ((p.params === undefined) === (p.theta === undefined))
-    throw new InputError(`promise file ${file}: give the parameters as exactly one of "params" or "theta"`);
-  if (p.profile === undefined)
-    throw new InputError(
-      `promise file ${file}: "profile" (the encoding profile sessions will commit to) is missing`,
-    );
-  // VAI's predicate names live with `vai check`, which loads the prover: only looked up when needed.
-  const vaiNames: Record<string, string> = Object.hasOwn(PREDICATES, p.predicate)
-    ? {}
-    : (await import("./check.js")).VAI_NAMES;
-  const id = Object.hasOwn(vaiNames, p.predicate) ? vaiNames[p.predicate] : p.predicate;
-  if (!Object.hasOwn(PREDICATES, id)) {
-    const known = [...Object.keys(PREDICATES), ...Object.keys(vaiNames)].join(", ");
-    throw new InputError(`promise file ${file}: unknown predicate "${p.predicate}" (known: ${known})`);
-  }
+  const doc = parsePromiseDocument(readJsonFile(file, "promise"), `promise file ${file}`, {
+    profile: "required",
+  });
   const amount = (flag: string | undefined, key: "payout" | "reserve"): bigint | undefined => {
     if (flag !== undefined) return parseEth(flag, `--${key}`);
-    if (p[key] === undefined) return undefined;
-    if (typeof p[key] !== "string")
-      throw new InputError(`promise file ${file}: "${key}" must be a string of ETH`);
-    return parseEth(p[key] as string, `"${key}" in ${file}`);
+    const written = doc[key];
+    return written === undefined ? undefined : parseEth(written, `"${key}" in ${file}`);
   };
   const payout = amount(payoutFlag, "payout");
   if (payout === undefined) throw new InputError(`no payout: pass --payout <eth> or put "payout" in ${file}`);
@@ -229,13 +203,5 @@ export async function readPromiseFile(
     throw new InputError(
       `the reserve (${formatEther(reserve)} ETH) must be at least the payout (${formatEther(payout)} ETH)`,
     );
-  try {
-    const def = predicateById(id);
-    const theta = def.parseTheta(p.params ?? p.theta);
-    const profile = parseProfile(p.profile);
-    def.checkProfile(theta, profile);
-    return { predicate: def.id, theta, profile, payout, reserve };
-  } catch (e) {
-    throw new InputError(`promise file ${file}: ${(e as Error).message}`);
-  }
+  return { predicate: doc.predicate.id, theta: doc.theta, profile: doc.profile!, payout, reserve };
 }

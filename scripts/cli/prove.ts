@@ -15,6 +15,7 @@ import {
 import { USAGE } from "./usage.js";
 import { connect, openStore, parseRole } from "./connect.js";
 import { checkVerifierCode } from "../../sdk/user/evidence.js";
+import { verdictLabel } from "../../sdk/core/claim.js";
 
 export const proveCommand: Command = {
   usage: USAGE.prove,
@@ -47,7 +48,7 @@ export const proveCommand: Command = {
           },
         );
         const proof = await progress.step(
-          `prove ${verdict.violated ? "violated" : "satisfied"} with ${artifacts.name}`,
+          `prove ${verdictLabel(verdict.violated)} with ${artifacts.name}`,
           () => prove(artifacts, input),
         );
         await progress.step("verify the proof locally", async () => {

@@ -1,8 +1,9 @@
-// vai setup / vai demo: the circuit build (scripts/setup.ts) and the in-process demo, behind the one bin.
+// vai setup / vai demo: the circuit build (prover/artifacts/setup.ts) and the in-process demo, behind the one bin.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { REPO_ROOT } from "../../sdk/chain/escrow.js";
+import { packageRoot } from "../../sdk/chain/locations.js";
+const REPO_ROOT = packageRoot();
 import type { Manifest } from "../../prover/artifacts/manifest.js";
 import { InputError, parseCommand, runCommand, type Command } from "./common.js";
 import { USAGE } from "./usage.js";
@@ -35,7 +36,7 @@ export const setupCommand: Command = {
         ...(values.only ? ["--only", values.only] : []),
         ...(values.force ? ["--force"] : []),
       ];
-      const { runSetup } = await import("../setup.js");
+      const { runSetup } = await import("../../prover/artifacts/setup.js");
       let manifest: Manifest | undefined;
       try {
         manifest = await runSetup(args);
@@ -69,12 +70,16 @@ export const demoCommand: Command = {
   run: (argv) =>
     runCommand("demo", USAGE.demo, async () => {
       parseCommand(argv, {});
+      // The demo is a script of the checkout (with tsx, a dev dependency), not part of the installed package.
+      const demo = path.join(REPO_ROOT, "scripts/demo.ts");
+      const tsx = path.join(REPO_ROOT, "node_modules", "tsx", "dist", "cli.mjs");
+      if (!existsSync(demo) || !existsSync(tsx))
+        throw new InputError("the demo runs from a checkout of zkvai: `npm install && npm run demo` there");
       const code = await setupCommand.run(["--group", "demo"]);
       if (code !== 0) throw new Error("setup --group demo failed");
       // Its own process: the demo uses Hardhat's in-process chain, a singleton best not shared with the CLI.
-      const tsx = path.join(REPO_ROOT, "node_modules", "tsx", "dist", "cli.mjs");
       const exit = await new Promise<number | null>((resolve, reject) => {
-        const child = spawn(process.execPath, [tsx, path.join(REPO_ROOT, "scripts/demo.ts")], {
+        const child = spawn(process.execPath, [tsx, demo], {
           stdio: "inherit",
         });
         child.once("error", reject);

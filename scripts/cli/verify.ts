@@ -1,7 +1,6 @@
 // vai verify: a user's independent check that a settlement followed from a valid proof.
 import path from "node:path";
-import { REPO_ROOT } from "../../sdk/chain/escrow.js";
-import { MANIFEST_PATH } from "../../prover/artifacts/manifest.js";
+import { manifestPath } from "../../prover/artifacts/manifest.js";
 import { releaseProver } from "../../prover/prove.js";
 import {
   AlreadyReported,
@@ -19,7 +18,11 @@ import { USAGE } from "./usage.js";
 import { loadConfig, rpcUrlFor } from "./config.js";
 import { connect, openChain } from "./connect.js";
 import { readManifestFile, SettlementInvalid } from "../../sdk/user/evidence.js";
-import { SettlementUncheckable, verifySettlement, type SettlementReport } from "../../sdk/user/verify-settlement.js";
+import {
+  SettlementUncheckable,
+  verifySettlement,
+  type SettlementReport,
+} from "../../sdk/user/verify-settlement.js";
 
 export const verifyCommand: Command = {
   usage: USAGE.verify,
@@ -41,8 +44,8 @@ export const verifyCommand: Command = {
         ["claimId"],
       );
       const claimId = parseClaimId(positionals[0]);
-      const manifestPath = path.resolve(values.manifest ?? path.join(REPO_ROOT, MANIFEST_PATH));
-      const manifest = readManifestFile(manifestPath);
+      const manifestFile = path.resolve(values.manifest ?? manifestPath());
+      const manifest = readManifestFile(manifestFile);
       if (values["from-block"] !== undefined && values.escrow === undefined)
         throw new InputError("--from-block goes with --escrow (the deployment file has its own)");
       let target: { chain: Awaited<ReturnType<typeof openChain>>; escrow: `0x${string}`; fromBlock: bigint };
@@ -61,7 +64,7 @@ export const verifyCommand: Command = {
           ...target,
           claimId,
           manifest,
-          manifestPath,
+          manifestPath: manifestFile,
           recompile: values.recompile,
         });
       } catch (e) {

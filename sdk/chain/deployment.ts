@@ -1,14 +1,16 @@
 // The deployment file: where one zkVAI escrow lives (chain, addresses, the block to scan logs from) and which
 // circuits its verifiers were built from, so later commands can refuse a store, manifest or node that no
 // longer matches it.
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { getAddress, isAddress, type Address } from "viem";
-import type { ChainHandle, Wallet } from "./escrow.js";
-import { loadManifest, MANIFEST_PATH } from "../../prover/artifacts/manifest.js";
-import { deployZkVai, type Deployment } from "../../prover/deploy.js";
-import { InputError } from "../../scripts/cli/common.js";
+import { InputError } from "../core/errors.js";
+
+/** A deployment file that is missing, unreadable or malformed. */
+export class DeploymentError extends InputError {
+  static override readonly code: string = "BAD_DEPLOYMENT";
+  override name = "DeploymentError";
+}
 
 export interface DeployedVerifier {
   circuit: string;
@@ -20,7 +22,8 @@ export interface DeployedVerifier {
   vkeySha256: string;
 }
 
-export interface DeploymentFile {
+/** The one record of a deployment: written by `vai node` / `vai deploy`, read by every later command. */
+export interface Deployment {
   version: 1;
   chainId: number;
   rpcUrl: string;
@@ -36,52 +39,14 @@ export interface DeploymentFile {
   deployedAt: string;
 }
 
-export function manifestSha256(root = process.cwd()): string {
-  return createHash("sha256")
-    .update(readFileSync(path.resolve(root, MANIFEST_PATH)))
-    .digest("hex");
-}
-
-/** Poseidon, one verifier per manifest circuit and the Escrow, from `wallet`; returns what the file records. */
-export async function deployAll(
-  chain: ChainHandle,
-  wallet: Wallet,
-  rpcUrl: string,
-): Promise<{ file: DeploymentFile; deployment: Deployment }> {
-  const manifest = loadManifest();
-  const sha = manifestSha256();
-  const deployment = await deployZkVai(chain, wallet);
-  const file: DeploymentFile = {
-    version: 1,
-    chainId: chain.chainId,
-    rpcUrl,
-    escrow: deployment.escrow.address,
-    fromBlock: Number(deployment.escrow.fromBlock),
-    poseidon3: deployment.poseidon3,
-    maxCheckpoints: Math.min(...deployment.verifiers.map((v) => v.checkpoints)),
-    verifiers: deployment.verifiers.map((v) => ({
-      circuit: v.circuit,
-      predicate: v.predicate,
-      capacity: v.capacity,
-      checkpoints: v.checkpoints,
-      address: v.address,
-      vkeySha256: manifest.circuits[v.circuit].files.vkey.sha256,
-    })),
-    manifestSha256: sha,
-    deployer: wallet.account.address,
-    deployedAt: new Date().toISOString(),
-  };
-  return { file, deployment };
-}
-
-export function writeDeploymentFile(file: string, d: DeploymentFile): void {
+export function writeDeployment(file: string, d: Deployment): void {
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(d, null, 2) + "\n");
 }
 
-export function readDeploymentFile(file: string): DeploymentFile {
+export function readDeployment(file: string): Deployment {
   if (!existsSync(file)) {
-    throw new InputError(
+    throw new DeploymentError(
       `deployment file ${file} not found: run \`vai node\` or \`vai deploy\` first, or point VAI_DEPLOYMENT at one`,
     );
   }
@@ -89,9 +54,9 @@ export function readDeploymentFile(file: string): DeploymentFile {
   try {
     raw = JSON.parse(readFileSync(file, "utf8"));
   } catch (e) {
-    throw new InputError(`deployment file ${file} is not readable JSON: ${(e as Error).message}`);
+    throw new DeploymentError(`deployment file ${file} is not readable JSON: ${(e as Error).message}`);
   }
-  const bad = (what: string) => new InputError(`deployment file ${file}: ${what}`);
+  const bad = (what: string) => new DeploymentError(`deployment file ${file}: ${what}`);
   if (typeof raw !== "object" || raw === null || raw.version !== 1) throw bad("expected version 1");
   const address = (value: unknown, what: string): Address => {
     if (typeof value !== "string" || !isAddress(value, { strict: false }))
@@ -122,15 +87,5 @@ export function readDeploymentFile(file: string): DeploymentFile {
     manifestSha256: String(raw.manifestSha256 ?? ""),
     deployer: address(raw.deployer, "deployer"),
     deployedAt: String(raw.deployedAt ?? ""),
-  };
-}
-
-/** The prover's view of a deployment, for registerPromise (which needs only the verifier set). */
-export function asProverDeployment(d: DeploymentFile, escrow: Deployment["escrow"]): Deployment {
-  return {
-    escrow,
-    poseidon3: d.poseidon3,
-    verifiers: d.verifiers.map((v) => ({ ...v, gasUsed: 0n })),
-    gas: { poseidon3: 0n, escrow: 0n },
   };
 }

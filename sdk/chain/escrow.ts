@@ -1,208 +1,28 @@
-// The one chain layer: viem clients over Hardhat's in-process network or any JSON-RPC node, artifact loading,
-// deployment, and a typed client for contracts/Escrow.sol. Everything else talks to the chain through here.
+// The escrow: deploying it, session ids it accepts, and a client typed by its ABI (sdk/chain/generated, made
+// from contracts/Escrow.sol): reads return the contract's own types, and every function and event name is
+// checked by tsc. Everything else talks to the escrow through here.
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { readFile, readdir } from "node:fs/promises";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import {
-  createPublicClient,
-  createTestClient,
-  createWalletClient,
-  custom,
-  defineChain,
   getAddress,
   isAddressEqual,
-  http,
   keccak256,
   parseEventLogs,
   toHex,
-  type Abi,
-  type Account,
   type Address,
-  type Chain,
-  type EIP1193RequestFn,
+  type ContractEventName,
+  type ContractFunctionArgs,
+  type ContractFunctionName,
   type Hex,
-  type PublicClient,
-  type TestClient,
-  type TransactionReceipt,
-  type Transport,
-  type WalletClient,
 } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import type { ProofWords, PublicInputs } from "../core/claim.js";
+import { PROOF_WORDS } from "../core/claim.js";
+import { deployContract, receiptOf, type Deployed } from "./artifacts.js";
+import { ESCROW_ABI } from "./generated/escrow-abi.js";
+import type { ChainHandle, Wallet } from "./network.js";
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-export const HARDHAT_CONFIG = path.join(REPO_ROOT, "hardhat.config.cjs");
-export const ARTIFACTS_DIR = path.join(REPO_ROOT, "build", "hardhat", "artifacts");
-const COMPILE_HINT = "run `npx hardhat compile --config hardhat.config.cjs` (or `npm run setup`) first";
-
-export type Wallet = WalletClient<Transport, Chain, Account>;
-
-export interface ChainHandle {
-  publicClient: PublicClient<Transport, Chain>;
-  testClient: TestClient<"hardhat", Transport, Chain>;
-  /** One client per unlocked account of the node, in the node's order (Hardhat's default accounts). */
-  wallets: Wallet[];
-  chainId: number;
-}
-
-// ------------------------------------------------------------------------------------------------ networks
-
-function localChain(id: number, url: string): Chain {
-  return defineChain({
-    id,
-    name: id === 31337 ? "hardhat" : `local-${id}`,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [url] } },
-  });
-}
-
-async function handleFor(transport: Transport, url: string, pollingInterval: number): Promise<ChainHandle> {
-  const probe = createPublicClient({ transport, pollingInterval });
-  const chainId = await probe.getChainId();
-  const chain = localChain(chainId, url);
-  const publicClient = createPublicClient({ chain, transport, pollingInterval });
-  const testClient = createTestClient({ mode: "hardhat", chain, transport, pollingInterval });
-  // Public RPC endpoints hold no accounts, and some refuse eth_accounts outright: then there is no unlocked wallet.
-  const addresses = await createWalletClient({ chain, transport })
-    .getAddresses()
-    .catch(() => [] as Address[]);
-  const wallets = addresses.map((account) =>
-    createWalletClient({ chain, transport, account, pollingInterval }),
-  );
-  return { publicClient, testClient, wallets, chainId };
-}
-
-/**
- * Hardhat 2 reports a revert it can trace as a bare SolidityError (message, `data`, no RPC `code`), which viem
- * files as an "unknown RPC error" and never decodes. Giving it EIP-1474's "execution reverted" code (3) lets
- * viem decode the custom error against the ABI, so messages name it (e.g. "TooManyCheckpoints(uint32 max)").
- */
-function withRevertCode(request: EIP1193RequestFn): EIP1193RequestFn {
-  return (async (args: Parameters<EIP1193RequestFn>[0]) => {
-    try {
-      return await request(args);
-    } catch (e) {
-      const err = e as { code?: unknown; data?: unknown };
-      if (err && typeof err === "object" && err.code === undefined && typeof err.data === "string")
-        err.code = 3;
-      throw e;
-    }
-  }) as EIP1193RequestFn;
-}
-
-let embedded: Promise<ChainHandle> | undefined;
-
-/**
- * Hardhat's in-process network. It is one chain per process (Hardhat keeps a singleton runtime), so every call
- * returns the same handle; isolate tests with `testClient.snapshot()` / `revert()`.
- */
-export function embeddedChain(): Promise<ChainHandle> {
-  embedded ??= (async () => {
-    // Hardhat finds its config by walking up from the cwd; pin it so scripts and tests run from anywhere.
-    process.env.HARDHAT_CONFIG ??= HARDHAT_CONFIG;
-    process.env.HARDHAT_NETWORK ??= "hardhat";
-    // Dynamic import: Hardhat is CommonJS and slow to load, and rpcChain() users never need it.
-    const hre = (await import("hardhat")).default;
-    const provider = hre.network.provider as unknown as { request: EIP1193RequestFn };
-    // No retries: in-process there is no flaky network, and viem would retry every revert with backoff (~1 s).
-    const transport = custom({ request: withRevertCode(provider.request.bind(provider)) }, { retryCount: 0 });
-    return handleFor(transport, "http://127.0.0.1:8545", 10);
-  })();
-  return embedded;
-}
-
-/** An external JSON-RPC node, e.g. `npx hardhat node --config hardhat.config.cjs`. */
-export function rpcChain(url: string): Promise<ChainHandle> {
-  return handleFor(http(url), url, 250);
-}
-
-/**
- * A wallet that signs locally with `privateKey` and sends raw transactions through `chain`'s own client: the way
- * to send on a chain whose node holds no unlocked account (any public chain), or as an account of one's choice.
- */
-export function privateKeyWallet(chain: ChainHandle, privateKey: Hex): Wallet {
-  const account = privateKeyToAccount(privateKey);
-  const { publicClient } = chain;
-  // The public client already retries per its transport; a second layer of retries would multiply them.
-  const transport = custom({ request: publicClient.request }, { retryCount: 0 });
-  return createWalletClient({
-    chain: publicClient.chain,
-    transport,
-    account,
-    pollingInterval: publicClient.pollingInterval,
-  });
-}
-
-// ------------------------------------------------------------------------------------------------ artifacts
-
-export interface Artifact {
-  contractName: string;
-  sourceName: string;
-  abi: Abi;
-  bytecode: Hex;
-}
-
-async function findArtifactFiles(dir: string, file: string): Promise<string[]> {
-  if (!existsSync(dir)) return [];
-  const entries = await readdir(dir, { withFileTypes: true });
-  const nested = await Promise.all(
-    entries.map(async (e) => {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) return e.name === "build-info" ? [] : findArtifactFiles(p, file);
-      return e.name === file ? [p] : [];
-    }),
-  );
-  return nested.flat();
-}
-
-/** `build/hardhat/artifacts/**\/<name>.json`; a name compiled from two sources is an error, not a guess. */
-export async function readArtifact(name: string): Promise<Artifact> {
-  const files = await findArtifactFiles(ARTIFACTS_DIR, `${name}.json`);
-  if (files.length === 0)
-    throw new Error(`artifact ${name} not found under ${ARTIFACTS_DIR}: ${COMPILE_HINT}`);
-  if (files.length > 1) throw new Error(`artifact ${name} is ambiguous: ${files.join(", ")}`);
-  const { contractName, sourceName, abi, bytecode } = JSON.parse(
-    await readFile(files[0], "utf8"),
-  ) as Artifact;
-  return { contractName, sourceName, abi, bytecode };
-}
-
-// ------------------------------------------------------------------------------------------------ deployment
-
-export interface Deployed {
-  address: Address;
-  gasUsed: bigint;
-}
-
-async function receiptOf(chain: ChainHandle, hash: Hex): Promise<TransactionReceipt> {
-  const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
-  if (receipt.status !== "success") throw new Error(`transaction ${hash} reverted`);
-  return receipt;
-}
-
-async function deployRaw(
-  chain: ChainHandle,
-  wallet: Wallet,
-  abi: Abi,
-  bytecode: Hex,
-  args: readonly unknown[],
-) {
-  const hash = await wallet.deployContract({ abi, bytecode, args });
-  const receipt = await receiptOf(chain, hash);
-  if (!receipt.contractAddress) throw new Error(`deployment ${hash} created no contract`);
-  return { address: getAddress(receipt.contractAddress), gasUsed: receipt.gasUsed };
-}
-
-export async function deployContract(
-  chain: ChainHandle,
-  wallet: Wallet,
-  name: string,
-  args: readonly unknown[] = [],
-): Promise<Deployed> {
-  const { abi, bytecode } = await readArtifact(name);
-  return deployRaw(chain, wallet, abi, bytecode, args);
-}
+export type { ProofWords, PublicInputs } from "../core/claim.js";
+type EscrowAbi = typeof ESCROW_ABI;
+type WriteName = ContractFunctionName<EscrowAbi, "nonpayable" | "payable">;
 
 /** The `poseidon(uint256[3])` overload both Poseidon(3) contracts expose (circomlibjs' and PoseidonT4.sol). */
 export const POSEIDON3_ABI = [
@@ -215,11 +35,6 @@ export const POSEIDON3_ABI = [
   },
 ] as const;
 
-interface PoseidonGen {
-  createCode(nInputs: number): string;
-  generateABI(nInputs: number): Abi;
-}
-
 /**
  * The escrow's Poseidon(3): contracts/PoseidonT4.sol, generated by scripts/gen-poseidon3.ts from circomlibjs'
  * optimised constants (the same generator family as the circuits', so they cannot drift; the parity test holds
@@ -227,14 +42,6 @@ interface PoseidonGen {
  */
 export async function deployPoseidon3(chain: ChainHandle, wallet: Wallet): Promise<Deployed> {
   return deployContract(chain, wallet, "PoseidonT4");
-}
-
-/** circomlibjs' `poseidon_gencontract` Poseidon(3): the reference the parity test and gas script compare with. */
-export async function deployCircomlibPoseidon3(chain: ChainHandle, wallet: Wallet): Promise<Deployed> {
-  // circomlibjs ships no types; a non-literal specifier keeps tsc from demanding them.
-  const specifier = "circomlibjs";
-  const { poseidonContract } = (await import(specifier)) as { poseidonContract: PoseidonGen };
-  return deployRaw(chain, wallet, poseidonContract.generateABI(3), poseidonContract.createCode(3) as Hex, []);
 }
 
 /** One entry of the escrow's verifier registry: the circuit (predicate, capacity, checkpoints) a verifier serves. */
@@ -339,11 +146,6 @@ export interface Payment {
   amount: bigint;
 }
 
-/** [a0, a1, b00, b01, b10, b11, c0, c1], as snarkjs `exportSolidityCallData` orders them. */
-export type ProofWords = readonly bigint[];
-
-export type PublicInputs = readonly [bigint, bigint, bigint, bigint, bigint, bigint];
-
 export interface RegisterPromiseArgs {
   predicateId: number;
   paramsHash: bigint;
@@ -353,11 +155,19 @@ export interface RegisterPromiseArgs {
   value?: bigint;
 }
 
+const UINT256_MAX = 2n ** 256n - 1n;
+
+function claimStatus(code: number): ClaimStatus {
+  if (!(code in ClaimStatus)) throw new Error(`the escrow reported an unknown claim status ${code}`);
+  return code;
+}
+
 export class EscrowClient {
+  readonly abi = ESCROW_ABI;
+
   private constructor(
     readonly chain: ChainHandle,
     readonly address: Address,
-    readonly abi: Abi,
     readonly wallet: Wallet | undefined,
     /** First block worth scanning for logs (the deployment block, when known). */
     readonly fromBlock: bigint,
@@ -369,20 +179,19 @@ export class EscrowClient {
     wallet?: Wallet,
     opts: { fromBlock?: bigint } = {},
   ): Promise<EscrowClient> {
-    const { abi } = await readArtifact("Escrow");
-    return new EscrowClient(chain, address, abi, wallet, opts.fromBlock ?? 0n);
+    return new EscrowClient(chain, address, wallet, opts.fromBlock ?? 0n);
   }
 
   /** The same escrow, sending from another account (e.g. the user rather than the provider). */
   as(wallet: Wallet): EscrowClient {
-    return new EscrowClient(this.chain, this.address, this.abi, wallet, this.fromBlock);
+    return new EscrowClient(this.chain, this.address, wallet, this.fromBlock);
   }
 
   // -------------------------------------------------------------------------------------------- writes
   // Each returns the gas, the hash and the values of the event the call emits.
 
   registerPromise(a: RegisterPromiseArgs): Sent<{ promiseId: bigint; nonce: bigint; reserve: bigint }> {
-    const args = [a.predicateId, a.paramsHash, a.profileHash, a.payout];
+    const args = [a.predicateId, a.paramsHash, a.profileHash, a.payout] as const;
     return this.send("registerPromise", args, "PromiseRegistered", a.value ?? a.payout);
   }
 
@@ -411,15 +220,16 @@ export class EscrowClient {
   }
 
   settle(claimId: bigint, proof: ProofWords, violated: boolean): Sent<Payment & { violated: boolean }> {
-    if (proof.length !== 8) throw new RangeError(`a proof is 8 words, got ${proof.length}`);
-    return this.send("settle", [claimId, proof, violated], "ClaimSettled");
+    if (proof.length !== PROOF_WORDS)
+      throw new RangeError(`a proof is ${PROOF_WORDS} words, got ${proof.length}`);
+    const words = [proof[0], proof[1], proof[2], proof[3], proof[4], proof[5], proof[6], proof[7]] as const;
+    return this.send("settle", [claimId, words, violated], "ClaimSettled");
   }
 
   claimDefault(claimId: bigint): Sent<Payment> {
     return this.send("claimDefault", [claimId], "ClaimDefaulted");
   }
 
-  /** The claimant takes its bond back from a claim the reserve cannot pay (after the proof window). */
   /** Provider only: ends new coverage; claims on earlier sessions close 30 days later at the latest. */
   retirePromise(promiseId: bigint): Sent<{ retiredAt: bigint; nonce: bigint }> {
     return this.send("retirePromise", [promiseId], "PromiseRetired");
@@ -435,86 +245,125 @@ export class EscrowClient {
   }
 
   // -------------------------------------------------------------------------------------------- reads
+  // Typed by the ABI: each returns the contract's own struct or tuple, with no cast.
 
-  async promise(promiseId: bigint): Promise<PromiseInfo> {
-    return (await this.read("getPromise", [promiseId])) as PromiseInfo;
+  private get contract() {
+    return { address: this.address, abi: ESCROW_ABI } as const;
   }
 
-  async session(sessionId: Hex): Promise<SessionInfo> {
-    return (await this.read("getSession", [sessionId])) as SessionInfo;
+  promise(promiseId: bigint): Promise<PromiseInfo> {
+    return this.chain.publicClient.readContract({
+      ...this.contract,
+      functionName: "getPromise",
+      args: [promiseId],
+    });
+  }
+
+  session(sessionId: Hex): Promise<SessionInfo> {
+    return this.chain.publicClient.readContract({
+      ...this.contract,
+      functionName: "getSession",
+      args: [sessionId],
+    });
   }
 
   async claim(claimId: bigint): Promise<ClaimInfo> {
-    const c = (await this.read("getClaim", [claimId])) as Omit<ClaimInfo, "status"> & { status: number };
-    return { ...c, status: c.status as ClaimStatus };
+    const c = await this.chain.publicClient.readContract({
+      ...this.contract,
+      functionName: "getClaim",
+      args: [claimId],
+    });
+    return { ...c, status: claimStatus(c.status) };
   }
 
-  async credits(account: Address): Promise<bigint> {
-    return (await this.read("credits", [account])) as bigint;
+  credits(account: Address): Promise<bigint> {
+    return this.chain.publicClient.readContract({
+      ...this.contract,
+      functionName: "credits",
+      args: [account],
+    });
   }
 
   /** The promise's reserve not earmarked for open claims: a new claim needs at least the payout. */
-  async availableReserve(promiseId: bigint): Promise<bigint> {
-    return (await this.read("availableReserve", [promiseId])) as bigint;
+  availableReserve(promiseId: bigint): Promise<bigint> {
+    return this.chain.publicClient.readContract({
+      ...this.contract,
+      functionName: "availableReserve",
+      args: [promiseId],
+    });
   }
 
   /** The registry's verifiers for a predicate, by ascending capacity (fixed when the escrow was deployed). */
   async verifierSet(predicateId: number): Promise<{ capacities: number[]; verifiers: Address[] }> {
-    const [capacities, verifiers] = (await this.read("verifierSet", [predicateId])) as [
-      readonly number[],
-      readonly Address[],
-    ];
+    const [capacities, verifiers] = await this.chain.publicClient.readContract({
+      ...this.contract,
+      functionName: "verifierSet",
+      args: [predicateId],
+    });
     return { capacities: [...capacities], verifiers: [...verifiers] };
   }
 
   async pair(sessionId: Hex, promiseId: bigint): Promise<{ openClaimId: bigint; resolved: boolean }> {
-    const [openClaimId, resolved] = (await this.read("pairOf", [sessionId, promiseId])) as [bigint, boolean];
+    const [openClaimId, resolved] = await this.chain.publicClient.readContract({
+      ...this.contract,
+      functionName: "pairOf",
+      args: [sessionId, promiseId],
+    });
     return { openClaimId, resolved };
   }
 
   /** Last second (inclusive) at which the pair can be claimed; null while unbounded (no close, no retirement). */
   async claimDeadline(sessionId: Hex, promiseId: bigint): Promise<bigint | null> {
-    const d = (await this.read("claimDeadline", [sessionId, promiseId])) as bigint;
-    return d === 2n ** 256n - 1n ? null : d;
+    const d = await this.chain.publicClient.readContract({
+      ...this.contract,
+      functionName: "claimDeadline",
+      args: [sessionId, promiseId],
+    });
+    return d === UINT256_MAX ? null : d;
   }
 
-  async context(sessionId: Hex, promiseId: bigint): Promise<bigint> {
-    return (await this.read("contextOf", [sessionId, promiseId])) as bigint;
+  context(sessionId: Hex, promiseId: bigint): Promise<bigint> {
+    return this.chain.publicClient.readContract({
+      ...this.contract,
+      functionName: "contextOf",
+      args: [sessionId, promiseId],
+    });
   }
 
-  /** Exactly what settle() passes to the verifier: [context, finalRoot, finalN, acc, paramsHash, violated]. */
-  async publicInputs(claimId: bigint, violated: boolean): Promise<PublicInputs> {
-    return (await this.read("publicInputsOf", [claimId, violated])) as PublicInputs;
+  /** Exactly what settle() passes to the verifier, in PUBLIC_INPUTS order (sdk/core/claim.ts). */
+  publicInputs(claimId: bigint, violated: boolean): Promise<PublicInputs> {
+    return this.chain.publicClient.readContract({
+      ...this.contract,
+      functionName: "publicInputsOf",
+      args: [claimId, violated],
+    });
   }
 
   async verifierOf(claimId: bigint): Promise<{ verifier: Address; capacity: number }> {
-    const [verifier, capacity] = (await this.read("verifierOf", [claimId])) as [Address, number];
+    const [verifier, capacity] = await this.chain.publicClient.readContract({
+      ...this.contract,
+      functionName: "verifierOf",
+      args: [claimId],
+    });
     return { verifier, capacity };
   }
 
   /** The session's checkpoints in chain order, from `Checkpointed` logs (storage keeps only their fold). */
   async checkpointsOf(sessionId: Hex): Promise<{ n: number; root: bigint; acc: bigint }[]> {
     const logs = await this.chain.publicClient.getContractEvents({
-      address: this.address,
-      abi: this.abi,
+      ...this.contract,
       eventName: "Checkpointed",
       args: { sessionId },
       fromBlock: this.fromBlock,
       toBlock: "latest",
+      strict: true,
     });
     return logs
       .sort((x, y) => Number(x.blockNumber - y.blockNumber) || x.logIndex - y.logIndex)
-      .map((l) => {
-        const a = l.args as { n: number; root: bigint; acc: bigint };
-        return { n: a.n, root: a.root, acc: a.acc };
-      });
+      .map(({ args: { n, root, acc } }) => ({ n, root, acc }));
   }
 
   // -------------------------------------------------------------------------------------------- plumbing
-
-  private read(functionName: string, args: readonly unknown[]): Promise<unknown> {
-    return this.chain.publicClient.readContract({ address: this.address, abi: this.abi, functionName, args });
-  }
 
   /**
    * No eth_call simulation first: Hardhat runs calls at the latest block's time, not at a time set with
@@ -522,18 +371,23 @@ export class EscrowClient {
    * ContractFunctionExecutionError naming the custom error (e.g. "TooManyCheckpoints(uint32 max)"), from gas
    * estimation or from the automined transaction.
    */
-  private async send<T>(
-    functionName: string,
-    args: readonly unknown[],
-    eventName: string,
+  private async send<T, F extends WriteName>(
+    functionName: F,
+    args: ContractFunctionArgs<EscrowAbi, "nonpayable" | "payable", F>,
+    eventName: ContractEventName<EscrowAbi>,
     value?: bigint,
   ): Sent<T> {
     const wallet = this.wallet;
     if (!wallet) throw new Error(`EscrowClient.${functionName} needs a wallet: use .as(wallet)`);
-    const { address, abi } = this;
-    const hash = await wallet.writeContract({ address, abi, functionName, args, value });
+    const { address } = this;
+    // viem cannot narrow `value` (payable or not) through a generic function name; the ABI still checks
+    // `functionName` and `args` at every call site above.
+    const request = { address, abi: ESCROW_ABI, functionName, args, value } as Parameters<
+      Wallet["writeContract"]
+    >[0];
+    const hash = await wallet.writeContract(request);
     const receipt = await receiptOf(this.chain, hash);
-    const logs = parseEventLogs({ abi, logs: receipt.logs, eventName }).filter((l) =>
+    const logs = parseEventLogs({ abi: ESCROW_ABI, logs: receipt.logs, eventName }).filter((l) =>
       isAddressEqual(l.address, address),
     );
     if (logs.length !== 1) throw new Error(`expected one ${eventName} in ${hash}`);

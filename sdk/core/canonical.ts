@@ -2,10 +2,12 @@
 // JS's own number and string serialisation are the ones JCS prescribes, so what
 // is left is key order (UTF-16 code units, JS's default sort) and refusing what
 // JSON cannot carry faithfully.
+import { ZkvaiError } from "./errors.js";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-export class CanonicalJsonError extends Error {
+export class CanonicalJsonError extends ZkvaiError {
+  static override readonly code: string = "NOT_CANONICAL_JSON";
   override name = "CanonicalJsonError";
 }
 

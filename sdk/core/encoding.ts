@@ -21,6 +21,7 @@ import { AUTHORITIES, DECISIONS, SCOPES, type CallRecord, type TraceRecord } fro
 import { keccakToField, poseidon, reduceBytes32, stringToField } from "./hash.js";
 import type { EncodingProfile } from "./profile.js";
 import { MALFORMED_PATH_PREFIX, PathError, pathDigest, prefixHash } from "./paths.js";
+import { ZkvaiError } from "./errors.js";
 
 export const SLOT_COUNT = 7;
 export const SLOT = { kind: 0, tool: 1, args: 2, action: 3, aux: 4, target0: 5, target1: 6 } as const;
@@ -31,7 +32,8 @@ export const MAX_AMOUNT = (1n << 64n) - 2n;
 /** Prefix that marks a target value that was not a string; it can never be allowlisted. */
 export const MALFORMED_TARGET_PREFIX = "\u0000malformed:";
 
-export class EncodingError extends Error {
+export class EncodingError extends ZkvaiError {
+  static override readonly code: string = "UNENCODABLE";
   override name = "EncodingError";
 }
 

@@ -1,42 +1,95 @@
-// What a Session refuses, and why, as named errors callers can tell apart.
+// zkVAI's one error root, and what a Session refuses, and why, as named errors callers can tell apart.
+//
+// Every error class in sdk/, prover/ and scripts/ descends from ZkvaiError and declares its own
+// stable `code` (static, so it is known without an instance; instances read it through `code`).
+// Callers branch on `code` or instanceof, never on message text. test/sdk/errors.test.ts finds
+// every error class, checks it descends from ZkvaiError with a unique code, and that this list
+// names each code:
+//   sdk/core/errors.ts        ZKVAI, INVALID_RECORD, INVALID_CALL, BAD_PROMISE_REF,
+//                             IDEMPOTENCY_CONFLICT, SESSION_CLOSED, SESSION_OPEN_FAILED,
+//                             SESSION_RECOVERY_FAILED, CHECKPOINT_MISMATCH, SESSION_CLOSE_FAILED,
+//                             GUARD_REFUSED, STORE_UNAVAILABLE, RECORD_WRITE_FAILED,
+//                             UNRECORDABLE_RESULT, RECORDED_TOOL_ERROR, CHECKPOINT_LIMIT, BAD_INPUT
+//   sdk/core/canonical.ts     NOT_CANONICAL_JSON
+//   sdk/core/encoding.ts      UNENCODABLE
+//   sdk/core/inputs.ts        INPUT_COLLISION
+//   sdk/core/paths.ts         BAD_PATH
+//   sdk/core/predicates       BAD_THETA
+//   sdk/core/profile.ts       BAD_PROFILE
+//   sdk/core/python-json.ts   BAD_PYTHON_JSON
+//   sdk/core/records.ts       BAD_RECORD, RECORD_TOO_LARGE
+//   sdk/chain/deployment.ts   BAD_DEPLOYMENT
+//   sdk/store.ts              STORE_CONFLICT, STORE_FAILED
+//   sdk/user                  SETTLEMENT_INVALID, BAD_MANIFEST, SETTLEMENT_UNCHECKABLE
+//   prover/claims.ts          TRACE_MISMATCH, CLAIM_ERROR, CLAIM_NOT_OPEN, SESSION_NOT_CLOSED
+//   prover/claim-answerer.ts  CLAIM_REFUSED
+//   prover/prove.ts           PROOF_FAILED
+//   prover/rpc-retry.ts       RPC_UNAVAILABLE
+//   prover/watcher-state.ts   WATCHER_LOCKED
+//   prover/witness.ts         WITNESS_FAILED
+//   prover/artifacts          TOOL_FAILED
+//   scripts/cli               ALREADY_REPORTED, BAD_CEREMONY_USAGE
+
+/**
+ * Root of every zkVAI error. Subclasses keep their own `name`; each declares
+ * `static override readonly code`, which the instance getter reads, so a subclass without
+ * its own code would share its parent's, and the errors test refuses that.
+ */
+export class ZkvaiError extends Error {
+  static readonly code: string = "ZKVAI";
+  override name = "ZkvaiError";
+
+  /** Stable and machine-readable, e.g. "TRACE_MISMATCH"; unlike the message, never reworded. */
+  get code(): string {
+    return (this.constructor as typeof ZkvaiError).code;
+  }
+}
 
 /** Base of every refusal of an input: nothing was run, written or sent. */
-export class InvalidRecordError extends Error {
+export class InvalidRecordError extends ZkvaiError {
+  static override readonly code: string = "INVALID_RECORD";
   override name = "InvalidRecordError";
 }
 
 /** A tool call refused before the tool ran: unknown tool, non-JSON args, malformed amount, missing actionId. */
 export class InvalidCallError extends InvalidRecordError {
+  static override readonly code: string = "INVALID_CALL";
   override name = "InvalidCallError";
 }
 
 /** A promise in SessionOptions.promises that does not parse (unknown predicate, bad θ, θ the profile cannot serve). */
-export class PromiseRefError extends Error {
+export class PromiseRefError extends ZkvaiError {
+  static override readonly code: string = "BAD_PROMISE_REF";
   override name = "PromiseRefError";
 }
 
 /** An actionId or eventId seen before with other content. Nothing was run or written. */
-export class IdempotencyConflictError extends Error {
+export class IdempotencyConflictError extends ZkvaiError {
+  static override readonly code: string = "IDEMPOTENCY_CONFLICT";
   override name = "IdempotencyConflictError";
 }
 
 /** The session is closing or closed; no record can be added. */
-export class SessionClosedError extends Error {
+export class SessionClosedError extends ZkvaiError {
+  static override readonly code: string = "SESSION_CLOSED";
   override name = "SessionClosedError";
 }
 
 /** openSession did not land on-chain; no call can run on the session. */
-export class SessionOpenError extends Error {
+export class SessionOpenError extends ZkvaiError {
+  static override readonly code: string = "SESSION_OPEN_FAILED";
   override name = "SessionOpenError";
 }
 
 /** Session.recover cannot resume this session (unknown, closed, or someone else's). */
-export class SessionRecoveryError extends Error {
+export class SessionRecoveryError extends ZkvaiError {
+  static override readonly code: string = "SESSION_RECOVERY_FAILED";
   override name = "SessionRecoveryError";
 }
 
 /** The store disagrees with what the chain committed: an acknowledged record was lost or changed. */
-export class CheckpointMismatchError extends Error {
+export class CheckpointMismatchError extends ZkvaiError {
+  static override readonly code: string = "CHECKPOINT_MISMATCH";
   override name = "CheckpointMismatchError";
   constructor(
     message: string,
@@ -48,12 +101,14 @@ export class CheckpointMismatchError extends Error {
 }
 
 /** closeSession could not be sent, or the store disagrees with the recorder; close() may be retried. */
-export class SessionCloseError extends Error {
+export class SessionCloseError extends ZkvaiError {
+  static override readonly code: string = "SESSION_CLOSE_FAILED";
   override name = "SessionCloseError";
 }
 
 /** Guard mode: the call would have violated a promise, so it was not run; its refusal is recorded. */
-export class GuardRefusal extends Error {
+export class GuardRefusal extends ZkvaiError {
+  static override readonly code: string = "GUARD_REFUSED";
   override name = "GuardRefusal";
   constructor(
     readonly predicate: string,
@@ -68,22 +123,26 @@ export class GuardRefusal extends Error {
 }
 
 /** Guard mode: the store cannot take a write, so the call was not run (P8). */
-export class StoreUnavailableError extends Error {
+export class StoreUnavailableError extends ZkvaiError {
+  static override readonly code: string = "STORE_UNAVAILABLE";
   override name = "StoreUnavailableError";
 }
 
 /** The tool ran but its record could not be written: the trace lacks a call that happened. */
-export class RecordWriteError extends Error {
+export class RecordWriteError extends ZkvaiError {
+  static override readonly code: string = "RECORD_WRITE_FAILED";
   override name = "RecordWriteError";
 }
 
 /** The tool ran but returned something JSON cannot carry; the call is recorded with that as its error. */
-export class UnrecordableResultError extends Error {
+export class UnrecordableResultError extends ZkvaiError {
+  static override readonly code: string = "UNRECORDABLE_RESULT";
   override name = "UnrecordableResultError";
 }
 
 /** A replayed actionId whose first run failed: the stored error, re-thrown without running the tool again. */
-export class RecordedToolError extends Error {
+export class RecordedToolError extends ZkvaiError {
+  static override readonly code: string = "RECORDED_TOOL_ERROR";
   override name = "RecordedToolError";
   constructor(
     message: string,
@@ -95,6 +154,13 @@ export class RecordedToolError extends Error {
 }
 
 /** checkpointNow() after the session already holds the escrow's MAX_CHECKPOINTS checkpoints. */
-export class CheckpointLimitError extends Error {
+export class CheckpointLimitError extends ZkvaiError {
+  static override readonly code: string = "CHECKPOINT_LIMIT";
   override name = "CheckpointLimitError";
+}
+
+/** Bad input to a command or library entry point (a file, a flag, an id): nothing was run, written or sent. */
+export class InputError extends ZkvaiError {
+  static override readonly code: string = "BAD_INPUT";
+  override name = "InputError";
 }

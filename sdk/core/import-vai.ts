@@ -33,7 +33,10 @@ export interface GrantToolSpec {
 }
 
 export interface ImportOptions {
-  /** Tools whose executed calls are grants or revokes; see aap2GrantToolsFromVai / aap4GrantToolsFromVai. */
+  /**
+   * Tools whose executed calls are grants or revokes: what a promise's VAI params imply, from its
+   * predicate's VAI dialect (vaiImportOptions in sdk/core/predicates/index.ts).
+   */
   grantTools?: Record<string, GrantToolSpec>;
 }
 

@@ -7,6 +7,7 @@
 // so the circuit can read the D+1 shallowest ancestors from an auxiliary witness
 // and check them against the digest. Prefixes hold at most PREFIX_DEPTH segments.
 import { poseidon, stringToField } from "./hash.js";
+import { ZkvaiError } from "./errors.js";
 
 export const PREFIX_DEPTH = 4;
 const ROOT_ABSOLUTE = "/";
@@ -14,7 +15,8 @@ const ROOT_RELATIVE = ".";
 /** Marks a path argument that was not a string: relative, so no (absolute) prefix can cover it. */
 export const MALFORMED_PATH_PREFIX = "\u0000malformed:";
 
-export class PathError extends Error {
+export class PathError extends ZkvaiError {
+  static override readonly code: string = "BAD_PATH";
   override name = "PathError";
 }
 

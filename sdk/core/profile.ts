@@ -3,6 +3,7 @@
 // committed when a session opens and pinned by every promise that covers it.
 import { CanonicalJsonError, canonicalJson } from "./canonical.js";
 import { keccakToField } from "./hash.js";
+import { ZkvaiError } from "./errors.js";
 
 export interface ToolProfile {
   /** Argument holding the recipient(s), path or merchant: a string or a list of strings. */
@@ -19,7 +20,8 @@ export interface EncodingProfile {
   tools: { [tool: string]: ToolProfile };
 }
 
-export class ProfileError extends Error {
+export class ProfileError extends ZkvaiError {
+  static override readonly code: string = "BAD_PROFILE";
   override name = "ProfileError";
 }
 

@@ -19,11 +19,13 @@
 // - object keys are sorted by code point (Python's str order, not UTF-16 units),
 //   and a repeated key keeps its last value, as json.loads does.
 import { keccak256, toBytes } from "viem";
+import { ZkvaiError } from "./errors.js";
 
 export type LosslessJson =
   null | boolean | string | { number: string } | LosslessJson[] | { object: Map<string, LosslessJson> };
 
-export class PythonJsonError extends Error {
+export class PythonJsonError extends ZkvaiError {
+  static override readonly code: string = "BAD_PYTHON_JSON";
   override name = "PythonJsonError";
 }
 

@@ -1,6 +1,7 @@
 // The record model: what the recorder writes for every tool call and permission event.
 // seq runs contiguously from 0 within a session; the record at seq i is leaf i.
 import { CanonicalJsonError, canonicalJson, type Json } from "./canonical.js";
+import { ZkvaiError } from "./errors.js";
 
 export const DECISIONS = ["allow", "deny", "timeout"] as const;
 export const AUTHORITIES = ["human", "policy", "auto_review"] as const;
@@ -57,7 +58,8 @@ export interface GrantRecord {
 
 export type TraceRecord = CallRecord | AuthorizationRecord | GrantRecord;
 
-export class RecordError extends Error {
+export class RecordError extends ZkvaiError {
+  static override readonly code: string = "BAD_RECORD";
   override name = "RecordError";
 }
 
@@ -76,6 +78,7 @@ export const MAX_ERROR_CHARS = 16 * 1024;
 
 /** Something over one of the size limits above; nothing was written. */
 export class RecordSizeError extends RecordError {
+  static override readonly code: string = "RECORD_TOO_LARGE";
   override name = "RecordSizeError";
 }
 

@@ -2,8 +2,8 @@
 // real node (a separate process, reached over HTTP, as a provider's chain would be).
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
-import path from "node:path";
-import { HARDHAT_CONFIG, REPO_ROOT } from "../chain/escrow.js";
+import { createRequire } from "node:module";
+import { hardhatConfigPath, packageRoot } from "../chain/locations.js";
 
 export interface HardhatNode {
   url: string;
@@ -79,10 +79,10 @@ async function launch(port: number, hostname: string, options: HardhatNodeOption
     throw new Error(`port ${port} on ${hostname} is already in use (EADDRINUSE)`);
   // cli.js, not the bin's bootstrap.js: the bootstrap may re-spawn node, and then stop() would kill only the
   // wrapper and leave the real node holding the port.
-  const cli = path.join(REPO_ROOT, "node_modules", "hardhat", "internal", "cli", "cli.js");
-  const args = [cli, "node", "--config", HARDHAT_CONFIG, "--hostname", hostname, "--port", String(port)];
+  const cli = createRequire(import.meta.url).resolve("hardhat/internal/cli/cli.js");
+  const args = [cli, "node", "--config", hardhatConfigPath(), "--hostname", hostname, "--port", String(port)];
   const child: ChildProcess = spawn(process.execPath, args, {
-    cwd: REPO_ROOT,
+    cwd: packageRoot(),
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, HARDHAT_NETWORK: undefined, HARDHAT_CONFIG: undefined },
   });

@@ -7,24 +7,32 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { Address, Hex } from "viem";
-import { ARTIFACTS_DIR, REPO_ROOT, type ChainHandle } from "../chain/escrow.js";
+import { artifactsRoot, hardhatArtifactsDir } from "../chain/locations.js";
+import type { ChainHandle } from "../chain/network.js";
 import { loadManifest, type Manifest } from "../../prover/artifacts/manifest.js";
-import { InputError } from "../../scripts/cli/common.js";
+import { InputError, ZkvaiError } from "../core/errors.js";
 
 /** A link of the chain of evidence that does not hold; its message is the reason. */
-export class SettlementInvalid extends Error {
+export class SettlementInvalid extends ZkvaiError {
+  static override readonly code: string = "SETTLEMENT_INVALID";
   override name = "SettlementInvalid";
 }
+/** A manifest file that is missing or is not a zkVAI manifest. */
+export class ManifestError extends InputError {
+  static override readonly code: string = "BAD_MANIFEST";
+  override name = "ManifestError";
+}
+
 export function readManifestFile(file: string): Manifest {
-  if (!existsSync(file)) throw new InputError(`manifest ${file} does not exist`);
+  if (!existsSync(file)) throw new ManifestError(`manifest ${file} does not exist`);
   let manifest: Manifest;
   try {
     manifest = JSON.parse(readFileSync(file, "utf8")) as Manifest;
   } catch (e) {
-    throw new InputError(`manifest ${file} is not readable JSON: ${(e as Error).message}`);
+    throw new ManifestError(`manifest ${file} is not readable JSON: ${(e as Error).message}`);
   }
   if (manifest?.version !== 1 || typeof manifest.circuits !== "object")
-    throw new InputError(`manifest ${file} is not a version 1 zkVAI manifest`);
+    throw new ManifestError(`manifest ${file} is not a version 1 zkVAI manifest`);
   return manifest;
 }
 
@@ -41,7 +49,7 @@ export function readJson<T>(file: string, what: string): T {
 
 /** Inside the repository relative to its root (as the manifest writes paths), absolute outside it. */
 export const rel = (file: string) => {
-  const r = path.relative(REPO_ROOT, file);
+  const r = path.relative(artifactsRoot(), file);
   return r && !r.startsWith("..") ? r : file;
 };
 
@@ -64,7 +72,7 @@ export interface CompiledContract {
  * the bytecode the compiler produced, which must be the artifact's.
  */
 export function compiled(sourceName: string, contractName: string): CompiledContract {
-  const artifactFile = path.join(ARTIFACTS_DIR, sourceName, `${contractName}.json`);
+  const artifactFile = path.join(hardhatArtifactsDir(), sourceName, `${contractName}.json`);
   const artifact = readJson<{ deployedBytecode: Hex }>(artifactFile, "artifact");
   const dbg = readJson<{ buildInfo: string }>(
     artifactFile.replace(/\.json$/, ".dbg.json"),
@@ -226,7 +234,7 @@ export function manifestFile(
   what: string,
   manifestPath: string,
 ): Buffer {
-  const file = path.resolve(REPO_ROOT, ref.path);
+  const file = path.resolve(artifactsRoot(), ref.path);
   if (!existsSync(file)) throw new SettlementInvalid(`${what} ${ref.path} named by the manifest is missing`);
   const bytes = readFileSync(file);
   const actual = sha256(bytes);

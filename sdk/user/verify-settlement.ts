@@ -7,32 +7,41 @@
 import path from "node:path";
 import * as snarkjs from "snarkjs";
 import { decodeFunctionData, getAddress, isAddressEqual, type Abi, type Address, type Hex } from "viem";
+import { ClaimStatus, EscrowClient, POSEIDON3_ABI } from "../chain/escrow.js";
+import { artifactsRoot, hardhatArtifactsDir } from "../chain/locations.js";
+import type { ChainHandle } from "../chain/network.js";
+import { describeError } from "../chain/retry.js";
 import {
-  ARTIFACTS_DIR,
-  ClaimStatus,
-  EscrowClient,
-  POSEIDON3_ABI,
-  REPO_ROOT,
-  type ChainHandle,
-} from "../chain/escrow.js";
+  PUBLIC_INPUTS,
+  PUBLIC_INPUT_COUNT,
+  capacityOfDepth,
+  unpackProof,
+  type PublicInputName,
+} from "../core/claim.js";
 import { claimContext, poseidon } from "../core/hash.js";
-import { PREDICATES } from "../core/predicates/index.js";
-import type { CircuitEntry, Manifest } from "../../prover/artifacts/manifest.js";
-import { describeError } from "../../scripts/cli/common.js";
+import { predicateByCode } from "../core/predicates/index.js";
+import {
+  manifestPath as defaultManifestPath,
+  type CircuitEntry,
+  type Manifest,
+} from "../../prover/artifacts/manifest.js";
 import {
   checkVkeyInSource,
   codeAt,
   compiled,
   manifestFile,
   recompiledBytecode,
+  readManifestFile,
   rel,
   sameCode,
   SettlementInvalid,
   type VerificationKey,
 } from "./evidence.js";
+import { ZkvaiError } from "../core/errors.js";
 
 /** The settlement could not be examined (e.g. settle was called through another contract). */
-export class SettlementUncheckable extends Error {
+export class SettlementUncheckable extends ZkvaiError {
+  static override readonly code: string = "SETTLEMENT_UNCHECKABLE";
   override name = "SettlementUncheckable";
 }
 
@@ -50,22 +59,6 @@ export interface SettlementReport {
   amount: bigint;
   /** What was established, in order. */
   checks: string[];
-}
-
-/** snarkjs' proof object from the 8 words settle() took: pi_b's limbs go back to snarkjs' [c0, c1] order. */
-export function proofFromWords(w: readonly bigint[]): snarkjs.Groth16Proof {
-  const s = w.map(String);
-  return {
-    pi_a: [s[0], s[1], "1"],
-    pi_b: [
-      [s[3], s[2]],
-      [s[5], s[4]],
-      ["1", "0"],
-    ],
-    pi_c: [s[6], s[7], "1"],
-    protocol: "groth16",
-    curve: "bn128",
-  } as snarkjs.Groth16Proof;
 }
 
 /** The escrow runs contracts/Escrow.sol as built, and its Poseidon(3) is contracts/PoseidonT4.sol: two checks. */
@@ -94,7 +87,7 @@ export async function manifestCircuitAt(
   verifier: Address,
 ): Promise<[string, CircuitEntry]> {
   const candidates = Object.entries(manifest.circuits).filter(
-    ([, c]) => c.predicate === predicate && 2 ** Number(c.params.depth) === capacity,
+    ([, c]) => c.predicate === predicate && capacityOfDepth(Number(c.params.depth)) === capacity,
   );
   if (!candidates.length)
     throw new SettlementInvalid(
@@ -151,12 +144,15 @@ export async function verifySettlement(opts: {
   escrow: Address;
   fromBlock: bigint;
   claimId: bigint;
-  manifest: Manifest;
-  manifestPath: string;
+  /** The manifest the escrow's verifiers were built from; default: the configured build's (ZKVAI_BUILD_DIR). */
+  manifest?: Manifest;
+  manifestPath?: string;
   /** Also compile the verifier source again and compare with the on-chain code (a few seconds). */
   recompile?: boolean;
 }): Promise<SettlementReport> {
-  const { chain, claimId, manifest, manifestPath } = opts;
+  const { chain, claimId } = opts;
+  const manifestPath = opts.manifestPath ?? defaultManifestPath();
+  const manifest = opts.manifest ?? readManifestFile(manifestPath);
   const checks = await checkEscrowContracts(chain, opts.escrow);
   const escrow = await EscrowClient.connect(chain, opts.escrow, undefined, { fromBlock: opts.fromBlock });
 
@@ -204,16 +200,16 @@ export async function verifySettlement(opts: {
   const inputs = await escrow.publicInputs(claimId, violated);
   const [session, promise] = [await escrow.session(sessionId), await escrow.promise(promiseId)];
   const context = claimContext(chain.chainId, escrow.address, sessionId, promiseId);
-  const rebuilt = [
+  const fromStorage: Record<PublicInputName, bigint> = {
     context,
-    session.finalRoot,
-    BigInt(session.finalN),
-    session.acc,
-    promise.paramsHash,
-    violated ? 1n : 0n,
-  ];
-  const differs = rebuilt.findIndex((x, i) => x !== inputs[i]);
-  if (differs >= 0)
+    finalRoot: session.finalRoot,
+    n: BigInt(session.finalN),
+    checkpointAcc: session.acc,
+    paramsHash: promise.paramsHash,
+    outcome: violated ? 1n : 0n,
+  };
+  const differs = PUBLIC_INPUTS.find((name, i) => fromStorage[name] !== inputs[i]);
+  if (differs !== undefined)
     throw new SettlementInvalid(
       `public input ${differs} from publicInputsOf differs from the escrow's storage`,
     );
@@ -223,13 +219,13 @@ export async function verifySettlement(opts: {
 
   // The verifier the escrow called, and the manifest circuit whose artifact it runs.
   const { verifier, capacity } = await escrow.verifierOf(claimId);
-  const predicate = Object.values(PREDICATES).find((d) => d.code === promise.predicateId);
+  const predicate = predicateByCode(promise.predicateId);
   if (!predicate)
     throw new SettlementInvalid(`promise ${promiseId} has unknown predicate id ${promise.predicateId}`);
   const [circuit, entry] = await manifestCircuitAt(chain, manifest, predicate.id, capacity, verifier);
   const code = await codeAt(chain, verifier);
   checks.push(
-    `verifier ${verifier} (≤ ${capacity} records) runs ${entry.verifierContract} from ${rel(path.join(ARTIFACTS_DIR, entry.files.verifierSol.path))}`,
+    `verifier ${verifier} (≤ ${capacity} records) runs ${entry.verifierContract} from ${rel(path.join(hardhatArtifactsDir(), entry.files.verifierSol.path))}`,
   );
 
   const solSource = manifestFile(entry.files.verifierSol, "verifier source", manifestPath).toString("utf8");
@@ -260,24 +256,24 @@ export async function verifySettlement(opts: {
   } catch {
     throw new SettlementInvalid(`verification key ${entry.files.vkey.path} is not JSON`);
   }
-  if (vkey.protocol !== "groth16" || vkey.curve !== "bn128" || vkey.nPublic !== 6)
+  if (vkey.protocol !== "groth16" || vkey.curve !== "bn128" || vkey.nPublic !== PUBLIC_INPUT_COUNT)
     throw new SettlementInvalid(
-      `verification key ${entry.files.vkey.path} is not a bn128 Groth16 key for 6 public inputs`,
+      `verification key ${entry.files.vkey.path} is not a bn128 Groth16 key for ${PUBLIC_INPUT_COUNT} public inputs`,
     );
   checkVkeyInSource(
     vkey,
     solSource,
-    path.resolve(REPO_ROOT, entry.files.verifierSol.path),
-    path.resolve(REPO_ROOT, entry.files.vkey.path),
+    path.resolve(artifactsRoot(), entry.files.verifierSol.path),
+    path.resolve(artifactsRoot(), entry.files.vkey.path),
   );
   checks.push(
     `verification key ${entry.files.vkey.path} (sha256 ${entry.files.vkey.sha256}) is the key hard-coded in that source`,
   );
 
-  const proof = proofFromWords(words);
+  const proof = unpackProof(words);
   let ok = false;
   try {
-    ok = await snarkjs.groth16.verify(vkey as never, inputs.map(String), proof);
+    ok = await snarkjs.groth16.verify(vkey as never, inputs.map(String), proof as snarkjs.Groth16Proof);
   } catch (e) {
     throw new SettlementInvalid(`the proof is malformed: ${describeError(e)}`);
   }

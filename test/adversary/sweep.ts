@@ -9,6 +9,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { expect } from "vitest";
 import { claimInput, shapeOf, type CircuitInput } from "../../prover/witness.js";
+import { PUBLIC_INPUTS } from "../../sdk/core/claim.js";
 import { KIND, SLOT, SLOT_COUNT } from "../../sdk/core/encoding.js";
 import { FIELD_MODULUS } from "../../sdk/core/hash.js";
 import { predicateById, type PredicateDefinition } from "../../sdk/core/predicates/index.js";
@@ -55,7 +56,8 @@ function stream(seed: number): () => bigint {
 }
 
 type Input = Record<string, unknown>;
-const TRACE_KEYS = new Set(["context", "finalRoot", "n", "checkpointAcc", "paramsHash", "outcome"]);
+// The public inputs, defined once in sdk/core/claim.ts: input keys that are neither θ nor a witness hint.
+const TRACE_KEYS = new Set<string>(PUBLIC_INPUTS);
 const TRACE_ARRAYS = new Set(["slots", "salt", "cpN", "cpRoot", "cpActive"]);
 const SLOT_NAMES = Object.entries(SLOT).sort((a, b) => a[1] - b[1]);
 

@@ -48,11 +48,10 @@ function sectionStart(file: Buffer, type: number): number {
 afterEach(() => vi.restoreAllMocks());
 
 beforeAll(async () => {
-  circuit = await compileTestCircuit(
-    "ceremony-cube",
-    [],
-    "template Cube() { signal input x; signal x2 <== x * x; signal output y <== x2 * x; }\ncomponent main = Cube();",
-  );
+  circuit = await compileTestCircuit("ceremony-cube", {
+    body: "template Cube() { signal input x; signal x2 <== x * x; signal output y <== x2 * x; }",
+    template: "Cube",
+  });
   await ptau("a.ptau", "entropy-a");
   await ptau("b.ptau", "entropy-b");
 }, 120_000);

@@ -2,7 +2,7 @@
 // checked inside benchTraces; these tests make sure it refuses a wrong label and that the mix holds).
 import { describe, expect, it } from "vitest";
 import { BENCH_PREDICATES, benchTraces, recordMix } from "../../scripts/bench/traces.js";
-import { PREDICATES } from "../../sdk/core/predicates/index.js";
+import { predicateById } from "../../sdk/core/predicates/index.js";
 import { instancesOf } from "../helpers/instance.js";
 
 describe("bench traces", () => {
@@ -10,7 +10,7 @@ describe("bench traces", () => {
     for (const capacity of [8, 64, 1024]) {
       it(`${predicate} at ${capacity} records: satisfied and violated, calls mixed with other records`, () => {
         const t = benchTraces(predicate, capacity);
-        const def = PREDICATES[predicate];
+        const def = predicateById(predicate);
         const theta = def.parseTheta(t.theta);
         expect(t.satisfied).toHaveLength(capacity);
         expect(t.violated).toHaveLength(capacity);
@@ -45,7 +45,7 @@ describe("bench traces", () => {
           .filter((i) => i.groups.some((g) => g.startsWith("bench")))
           .map((i) => Number(i.params.events)),
       );
-      const count = PREDICATES[predicate].eventCount!;
+      const count = predicateById(predicate).eventCount!;
       for (const capacity of [64, 1024]) {
         const t = benchTraces(predicate, capacity);
         for (const trace of [t.satisfied, t.violated]) {

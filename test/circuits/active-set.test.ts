@@ -54,8 +54,7 @@ template ActiveSetHarness(N, P, E, NS) {
         out[i] <== at[i].out;
         present[i] <== at[i].present;
     }
-}
-component main = ActiveSetHarness(${N}, ${P}, ${E}, ${NS});`;
+}`;
 
 interface Rec {
   active: boolean;
@@ -96,7 +95,12 @@ const filler = (n: number): Rec[] => Array.from({ length: n }, () => rec(KIND.ca
 
 let c: TestCircuit;
 beforeAll(async () => {
-  c = await compileTestCircuit("activeset", ["circuits/gadgets/active_set.circom"], HARNESS);
+  c = await compileTestCircuit("activeset", {
+    includes: ["circuits/gadgets/active_set.circom"],
+    body: HARNESS,
+    template: "ActiveSetHarness",
+    args: [N, P, E, NS],
+  });
 });
 
 const outs = (w: bigint[]) => Array.from({ length: N }, (_, i) => w[c.signals.get(`out[${i}]`)!]);
@@ -250,11 +254,11 @@ describe(`ActiveIn over EventLog (capacity ${N}, ${E} event slots, θ set of ${P
 describe("CountOneHot(3)", () => {
   let oh: TestCircuit;
   beforeAll(async () => {
-    oh = await compileTestCircuit(
-      "countonehot",
-      ["circuits/gadgets/sets.circom"],
-      "component main = CountOneHot(3);",
-    );
+    oh = await compileTestCircuit("countonehot", {
+      includes: ["circuits/gadgets/sets.circom"],
+      template: "CountOneHot",
+      args: [3],
+    });
   });
   const read = (w: bigint[], name: string, k: number) =>
     Array.from({ length: k }, (_, i) => w[oh.signals.get(`${name}[${i}]`)!]);

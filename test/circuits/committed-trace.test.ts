@@ -11,7 +11,7 @@ import { circuitsCopy, ZERO_ROWS } from "../helpers/circuits-copy.js";
 
 const N = 4;
 const S = 7;
-const mainLine = "component main {public [n, finalRoot, checkpointAcc]} = CommittedTrace(2, 1);";
+const main = { template: "CommittedTrace", args: [2, 1], publicSignals: ["n", "finalRoot", "checkpointAcc"] };
 const rows = Array.from({ length: N }, (_, i) =>
   Array.from({ length: S }, (_, k) => BigInt(100 * i + k + 1)),
 );
@@ -37,13 +37,15 @@ describe("CommittedTrace: rows past n", () => {
   let c: TestCircuit;
   let unpinned: TestCircuit;
   beforeAll(async () => {
-    c = await compileTestCircuit("committed-trace-4", ["circuits/gadgets/trace.circom"], mainLine);
+    c = await compileTestCircuit("committed-trace-4", {
+      ...main,
+      includes: ["circuits/gadgets/trace.circom"],
+    });
     const copy = circuitsCopy("zero-rows-free", [ZERO_ROWS]);
-    unpinned = await compileTestCircuit(
-      "committed-trace-4-unpinned",
-      [join(copy, "circuits/gadgets/trace.circom")],
-      mainLine,
-    );
+    unpinned = await compileTestCircuit("committed-trace-4-unpinned", {
+      ...main,
+      includes: [join(copy, "circuits/gadgets/trace.circom")],
+    });
   });
 
   it("costs exactly 7 constraints per row for the invariant", () => {

@@ -33,11 +33,11 @@ describe("HashVector", () => {
   const COST: Record<number, number> = { 1: 213, 16: 609, 17: 849, 31: 1218, 32: 1458 };
   for (const L of [1, 16, 17, 31, 32]) {
     it(`matches sdk hashVector at length ${L}, at ${COST[L]} constraints`, async () => {
-      const c = await compileTestCircuit(
-        `hashvector${L}`,
-        ["circuits/gadgets/hash.circom"],
-        `component main = HashVector(${L});`,
-      );
+      const c = await compileTestCircuit(`hashvector${L}`, {
+        includes: ["circuits/gadgets/hash.circom"],
+        template: "HashVector",
+        args: [L],
+      });
       const v = Array.from({ length: L }, (_, i) => BigInt(i * 7 + 3));
       const w = await c.witness({ in: v.map(String) });
       expect(signal(c, w, "out")).toBe(hashVector(v));
@@ -59,7 +59,10 @@ describe("HashVector", () => {
 describe("RecordLeaf", () => {
   let c: TestCircuit;
   beforeAll(async () => {
-    c = await compileTestCircuit("leaf", ["circuits/gadgets/leaf.circom"], "component main = RecordLeaf();");
+    c = await compileTestCircuit("leaf", {
+      includes: ["circuits/gadgets/leaf.circom"],
+      template: "RecordLeaf",
+    });
   });
   const slots = [1n, 2n, 3n, 4n, 5n, 6n, 7n];
 
@@ -84,11 +87,10 @@ describe("RecordLeaf", () => {
 describe("Digit16", () => {
   let c: TestCircuit;
   beforeAll(async () => {
-    c = await compileTestCircuit(
-      "digit16",
-      ["circuits/gadgets/merkle.circom"],
-      "component main = Digit16();",
-    );
+    c = await compileTestCircuit("digit16", {
+      includes: ["circuits/gadgets/merkle.circom"],
+      template: "Digit16",
+    });
   });
   const bitsOf = (v: number) => [0, 1, 2, 3].map((t) => String((v >> t) & 1));
 
@@ -115,11 +117,12 @@ describe("Digit16", () => {
 describe("PrefixMask (capacity 8)", () => {
   let c: TestCircuit;
   beforeAll(async () => {
-    c = await compileTestCircuit(
-      "mask",
-      ["circuits/gadgets/merkle.circom"],
-      "component main {public [n]} = PrefixMask(3);",
-    );
+    c = await compileTestCircuit("mask", {
+      includes: ["circuits/gadgets/merkle.circom"],
+      template: "PrefixMask",
+      args: [3],
+      publicSignals: ["n"],
+    });
   });
 
   // N+1 booleanity checks and the index check; the sum check telescopes away under --O2.
@@ -150,7 +153,7 @@ describe("PrefixMask (capacity 8)", () => {
 });
 
 // A tree over free leaves, its commitment for n and one prefix commitment for k.
-const treeHarness = (D: number) => `
+const TREE_HARNESS = `
 template TreeHarness(D) {
     signal input leaves[1 << D];
     signal input n;
@@ -161,8 +164,7 @@ template TreeHarness(D) {
     tree.leaves <== leaves;
     root <== CommitmentRoot(D)(n, tree.nodes);
     prefix <== PrefixCommitment(D)(k, tree.nodes);
-}
-component main {public [n, k]} = TreeHarness(${D});`;
+}`;
 
 // Capacity 8: one partial node (8 of 16 children); 16: one full node, so k = 16 = 16^1
 // takes the bit-D branch; 64: two levels, four groups to pick from and a partial top node.
@@ -176,7 +178,13 @@ for (const D of [3, 4, 6]) {
   describe(`MerkleTree, CommitmentRoot, PrefixCommitment (capacity ${N})`, () => {
     let c: TestCircuit;
     beforeAll(async () => {
-      c = await compileTestCircuit(`tree${D}`, ["circuits/gadgets/merkle.circom"], treeHarness(D));
+      c = await compileTestCircuit(`tree${D}`, {
+        includes: ["circuits/gadgets/merkle.circom"],
+        body: TREE_HARNESS,
+        template: "TreeHarness",
+        args: [D],
+        publicSignals: ["n", "k"],
+      });
     });
     const all = leafValues(N);
     const input = (n: number, k: number) => ({

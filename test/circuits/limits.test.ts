@@ -18,11 +18,11 @@ const P = FIELD_MODULUS;
 describe("GatedAmount", () => {
   let c: TestCircuit;
   beforeAll(async () => {
-    c = await compileTestCircuit(
-      "gated-amount",
-      ["circuits/gadgets/limits.circom"],
-      "component main {public [checked, aux]} = GatedAmount();",
-    );
+    c = await compileTestCircuit("gated-amount", {
+      includes: ["circuits/gadgets/limits.circom"],
+      template: "GatedAmount",
+      publicSignals: ["checked", "aux"],
+    });
   });
   const run = async (checked: bigint, aux: bigint) => {
     const w = await c.witness({ checked: String(checked), aux: String(aux) });
@@ -78,11 +78,12 @@ describe("GatedAmount", () => {
 describe("OptionalLimit(64)", () => {
   let c: TestCircuit;
   beforeAll(async () => {
-    c = await compileTestCircuit(
-      "optional-limit",
-      ["circuits/gadgets/limits.circom"],
-      "component main {public [enc]} = OptionalLimit(64);",
-    );
+    c = await compileTestCircuit("optional-limit", {
+      includes: ["circuits/gadgets/limits.circom"],
+      template: "OptionalLimit",
+      args: [64],
+      publicSignals: ["enc"],
+    });
   });
   const run = async (enc: bigint) => {
     const w = await c.witness({ enc: String(enc) });
@@ -120,11 +121,12 @@ describe("OptionalLimit(64)", () => {
 describe("Exceeds(64)", () => {
   let c: TestCircuit;
   beforeAll(async () => {
-    c = await compileTestCircuit(
-      "exceeds",
-      ["circuits/gadgets/limits.circom"],
-      "component main {public [x, limit]} = Exceeds(64);",
-    );
+    c = await compileTestCircuit("exceeds", {
+      includes: ["circuits/gadgets/limits.circom"],
+      template: "Exceeds",
+      args: [64],
+      publicSignals: ["x", "limit"],
+    });
   });
   const over = async (x: bigint, limit: bigint) =>
     signal(c, await c.witness({ x: String(x), limit: String(limit) }), "out");

@@ -21,11 +21,12 @@ const N = 4;
 describe("SelectedProduct (4 entries)", () => {
   let c: TestCircuit;
   beforeAll(async () => {
-    c = await compileTestCircuit(
-      "selected-product",
-      ["circuits/gadgets/multiset.circom"],
-      `component main {public [sel, f, z]} = SelectedProduct(${N});`,
-    );
+    c = await compileTestCircuit("selected-product", {
+      includes: ["circuits/gadgets/multiset.circom"],
+      template: "SelectedProduct",
+      args: [N],
+      publicSignals: ["sel", "f", "z"],
+    });
   });
 
   it("costs 2N - 1 constraints", () => expect(c.constraints).toBe(2 * N - 1));
@@ -58,11 +59,12 @@ describe("SelectedProduct (4 entries)", () => {
 describe("DistinctRoots (4 entries)", () => {
   let c: TestCircuit;
   beforeAll(async () => {
-    c = await compileTestCircuit(
-      "distinct-roots",
-      ["circuits/gadgets/multiset.circom"],
-      `component main {public [sel, u, w, z]} = DistinctRoots(${N});`,
-    );
+    c = await compileTestCircuit("distinct-roots", {
+      includes: ["circuits/gadgets/multiset.circom"],
+      template: "DistinctRoots",
+      args: [N],
+      publicSignals: ["sel", "u", "w", "z"],
+    });
   });
   const Z = 0x1234567890abcdefn;
   /** The honest weights (sdk/core/multiset.ts) at the selected entries, `other` elsewhere. */

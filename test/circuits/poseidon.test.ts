@@ -23,8 +23,7 @@ template EveryWidth() {
         for (var i = 0; i < w; i++) h[w - 1].inputs[i] <== x[i];
         out[w - 1] <== h[w - 1].out;
     }
-}
-component main = EveryWidth();`;
+}`;
 
 // circomlib's template at all 16 widths in one circuit runs circom2's WebAssembly past 2 GiB, where its
 // WASI layer fails ("Start offset ... outside the bounds"); widths 1..8 show it costs the same, and the
@@ -41,8 +40,12 @@ const expectedConstraints = (widths: number) =>
 const circuits = {} as Record<PoseidonTemplate, TestCircuit>;
 beforeAll(async () => {
   for (const t of POSEIDON_TEMPLATES) {
-    const main = everyWidth(TESTED_WIDTHS[t]);
-    circuits[t] = await compileTestCircuit(`poseidon_${t}`, ["circuits/gadgets/poseidon.circom"], main, t);
+    circuits[t] = await compileTestCircuit(`poseidon_${t}`, {
+      includes: ["circuits/gadgets/poseidon.circom"],
+      body: everyWidth(TESTED_WIDTHS[t]),
+      template: "EveryWidth",
+      poseidon: t,
+    });
   }
 });
 

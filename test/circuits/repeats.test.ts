@@ -52,11 +52,12 @@ describe("RepeatHits (6 records)", () => {
   const N = 6;
   let c: TestCircuit;
   beforeAll(async () => {
-    c = await compileTestCircuit(
-      "repeat-hits",
-      ["circuits/gadgets/repeats.circom"],
-      `component main {public [live, tool, args, bound, seed]} = RepeatHits(${N});`,
-    );
+    c = await compileTestCircuit("repeat-hits", {
+      includes: ["circuits/gadgets/repeats.circom"],
+      template: "RepeatHits",
+      args: [N],
+      publicSignals: ["live", "tool", "args", "bound", "seed"],
+    });
   });
   const hits = async (records: RepeatRecord[], bound: bigint, labels?: Labels) => {
     const w = await c.witness(input(records, bound, labels));

@@ -1,6 +1,7 @@
 // The whole `vai` flow as separate processes against a real `hardhat node`: deploy → promise register →
 // (a session recorded through the SDK) → claim file → prove → claim status → verify, and verify catching a
 // tampered manifest or key. Two proofs (aap4_n8). Then `vai node` itself, and the default path.
+import { devRpcChain, type DevChainHandle } from "../../sdk/dev/embedded.js";
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -8,13 +9,8 @@ import { createHash } from "node:crypto";
 import { keccak256, parseEther, toHex, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  EscrowClient,
-  privateKeyWallet,
-  rpcChain,
-  type ChainHandle,
-  scopedSessionId,
-} from "../../sdk/chain/escrow.js";
+import { EscrowClient, scopedSessionId } from "../../sdk/chain/escrow.js";
+import { privateKeyWallet, rpcChain } from "../../sdk/chain/network.js";
 import { Session } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 import { loadManifest } from "../../prover/artifacts/manifest.js";
@@ -26,14 +22,14 @@ const PROVIDER_KEY = DEV_KEYS[3];
 const provider = privateKeyToAccount(PROVIDER_KEY).address;
 
 let node: HardhatNode;
-let chain: ChainHandle;
+let chain: DevChainHandle;
 let dir: string;
 let env: Record<string, string>;
 const json = (out: string) => JSON.parse(out) as Record<string, any>;
 
 beforeAll(async () => {
   node = await startHardhatNode();
-  chain = await rpcChain(node.url);
+  chain = await devRpcChain(node.url);
   const ws = tempWorkspace("zkvai-cli-flow-");
   dir = ws.dir;
   env = {

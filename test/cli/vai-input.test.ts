@@ -3,9 +3,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rpcChain, type ChainHandle } from "../../sdk/chain/escrow.js";
+import { rpcChain, type ChainHandle } from "../../sdk/chain/network.js";
 import { startHardhatNode, type HardhatNode } from "../../sdk/dev/hardhat-node.js";
-import { deployAll, writeDeploymentFile } from "../../sdk/chain/deployment.js";
+import { writeDeployment } from "../../sdk/chain/deployment.js";
+import { deployZkVai } from "../../prover/artifacts/deploy.js";
 import { pooled, tempWorkspace, vai, vaiInProcess, type VaiRun } from "./cli-helpers.js";
 
 let node: HardhatNode;
@@ -27,8 +28,8 @@ beforeAll(async () => {
   chain = await rpcChain(node.url);
   const ws = tempWorkspace("zkvai-cli-input-");
   dir = ws.dir;
-  const { file: deployment } = await deployAll(chain, chain.wallets[0], node.url);
-  writeDeploymentFile(join(dir, "deployment.json"), deployment);
+  const { record: deployment } = await deployZkVai(chain, chain.wallets[0], { rpcUrl: node.url });
+  writeDeployment(join(dir, "deployment.json"), deployment);
   env = { ...ws.env, VAI_DEPLOYMENT: join(dir, "deployment.json"), VAI_STORE: join(dir, "store.sqlite") };
 });
 

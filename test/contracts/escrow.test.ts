@@ -4,16 +4,14 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { keccak256, parseEther, toHex, type Address, type Hex } from "viem";
 import {
   ClaimStatus,
-  deployContract,
   deployEscrow,
   deployPoseidon3,
-  embeddedChain,
   EscrowClient,
-  readArtifact,
-  type ChainHandle,
-  type Wallet,
   scopedSessionId,
 } from "../../sdk/chain/escrow.js";
+import { deployContract, readArtifact } from "../../sdk/chain/artifacts.js";
+import { embeddedChain, type DevChainHandle } from "../../sdk/dev/embedded.js";
+import { type Wallet } from "../../sdk/chain/network.js";
 import { accumulate, claimContext, FIELD_MODULUS } from "../../sdk/core/hash.js";
 import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
@@ -26,7 +24,7 @@ const PROFILE = 77n;
 const PARAMS = 1234n;
 const PROOF = [11n, 12n, 13n, 14n, 15n, 16n, 17n, 18n] as const;
 
-let chain: ChainHandle;
+let chain: DevChainHandle;
 let provider: Wallet, user: Wallet, stranger: Wallet, otherProvider: Wallet;
 let escrow: EscrowClient; // sends as provider
 let poseidon3: Address;

@@ -4,16 +4,14 @@ import { beforeAll, beforeEach } from "vitest";
 import { keccak256, parseEther, toHex, type Abi, type Address, type Hex } from "viem";
 import {
   ClaimStatus,
-  deployContract,
   deployEscrow,
   deployPoseidon3,
-  embeddedChain,
   EscrowClient,
-  readArtifact,
-  type ChainHandle,
-  type Wallet,
   scopedSessionId,
 } from "../../sdk/chain/escrow.js";
+import { deployContract, readArtifact } from "../../sdk/chain/artifacts.js";
+import { embeddedChain, type DevChainHandle } from "../../sdk/dev/embedded.js";
+import { type Wallet } from "../../sdk/chain/network.js";
 import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
 export const DAY = 24n * 3600n;
@@ -30,7 +28,7 @@ export const sid = (label: string, provider: Address = HARDHAT_ACCOUNT_0): Hex =
   scopedSessionId(provider, label);
 
 export interface Fixture {
-  chain: ChainHandle;
+  chain: DevChainHandle;
   provider: Wallet;
   user: Wallet;
   stranger: Wallet;

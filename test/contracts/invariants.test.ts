@@ -6,8 +6,9 @@
 //  - every revert is one of the escrow's custom errors: never a panic (over/underflow) or a bare revert.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseEventLogs, type Hex, type TransactionReceipt } from "viem";
-import { ClaimStatus, type EscrowClient, type Wallet } from "../../sdk/chain/escrow.js";
+import { parseEventLogs, type Abi, type Hex, type TransactionReceipt } from "viem";
+import { ClaimStatus, type EscrowClient } from "../../sdk/chain/escrow.js";
+import { type Wallet } from "../../sdk/chain/network.js";
 import { escrowFixture, ledger, proofsValid, sid, type Fixture } from "./fixture.js";
 
 const fx = escrowFixture({ maxCheckpoints: 4 });
@@ -291,7 +292,8 @@ async function receiptOrRevert(
 
 /** Books a successful command's events into the world and checks the per-event invariants. */
 function book(w: World, receipt: TransactionReceipt) {
-  const logs = parseEventLogs({ abi: fx.escrow.abi, logs: receipt.logs });
+  const abi: Abi = fx.escrow.abi; // untyped: events are booked by name below
+  const logs = parseEventLogs({ abi, logs: receipt.logs });
   for (const l of logs) {
     const a = l.args as Record<string, never>;
     const name = l.eventName as string;

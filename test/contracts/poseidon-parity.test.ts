@@ -5,18 +5,17 @@ import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { keccak256, toHex, type Address, type Hex } from "viem";
+import { deployCircomlibPoseidon3 } from "../../scripts/lib/circomlib-poseidon.js";
+import { deployContract } from "../../sdk/chain/artifacts.js";
 import {
-  deployCircomlibPoseidon3,
-  deployContract,
   deployEscrow,
   deployPoseidon3,
-  embeddedChain,
   EscrowClient,
-  type ChainHandle,
-  type Wallet,
   POSEIDON3_ABI,
   scopedSessionId,
 } from "../../sdk/chain/escrow.js";
+import { embeddedChain } from "../../sdk/dev/embedded.js";
+import { type ChainHandle, type Wallet } from "../../sdk/chain/network.js";
 import { accumulate, FIELD_MODULUS, foldCheckpoint, poseidon } from "../../sdk/core/hash.js";
 import { POSEIDON_T4_PATH, poseidon3Reference, poseidonT4Source } from "../../scripts/gen-poseidon3.js";
 import { checkPoseidon3 } from "../../sdk/user/verify-settlement.js";
@@ -99,7 +98,9 @@ describe("the escrow's Poseidon(3) is checked", () => {
     await expect(checkPoseidon3(chain, other.address)).rejects.toThrow(
       /does not run contracts\/PoseidonT4.sol/,
     );
-    expect(await checkPoseidon3(chain, escrow.address)).toMatch(/hashes \(1, 2, 3\) as sdk\/hash.ts does/);
+    expect(await checkPoseidon3(chain, escrow.address)).toMatch(
+      /hashes \(1, 2, 3\) as sdk\/core\/hash.ts does/,
+    );
   });
 });
 

@@ -9,7 +9,8 @@ import {
   type AbiFunction,
   type Hex,
 } from "viem";
-import { ClaimStatus, deployContract, readArtifact } from "../../sdk/chain/escrow.js";
+import { ClaimStatus } from "../../sdk/chain/escrow.js";
+import { deployContract, readArtifact } from "../../sdk/chain/artifacts.js";
 import { FIELD_MODULUS as R } from "../../sdk/core/hash.js";
 import {
   addressesOf,
@@ -38,6 +39,8 @@ beforeAll(async () => {
 /** A ReentrantReceiver as the user of a fresh session over a fresh promise (reserve exactly one payout). */
 async function hostileUser(label: string) {
   const { address } = await deployContract(fx.chain, fx.stranger, "ReentrantReceiver", [fx.escrow.address]);
+  // Untyped on purpose: the test drives the escrow by function names it iterates over.
+  const escrowAbi: Abi = fx.escrow.abi;
   const abi = [...receiverAbi, ...fx.escrow.abi.filter((x) => x.type === "error")];
   const write = async (functionName: string, args: readonly unknown[] = [], value?: bigint) => {
     const hash = await fx.stranger.writeContract({ address, abi, functionName, args, value });
@@ -45,7 +48,7 @@ async function hostileUser(label: string) {
   };
   const read = (functionName: string) => fx.chain.publicClient.readContract({ address, abi, functionName });
   const call = (fn: string, args: readonly unknown[] = []) =>
-    encodeFunctionData({ abi: fx.escrow.abi, functionName: fn, args });
+    encodeFunctionData({ abi: escrowAbi, functionName: fn, args });
   const exec = (fn: string, args: readonly unknown[] = [], value?: bigint) =>
     write("exec", [call(fn, args)], value);
   const promiseId = await register(fx);

@@ -1,4 +1,4 @@
-// VAI's settlement table (paper, Appendix B.2, Table 4), rebuilt for zkVAI from DESIGN.md's protocol: one
+// VAI's settlement table (paper, Appendix B.2, Table 4), rebuilt for zkVAI from docs/PROTOCOL.md: one
 // test per row, each checking who is credited what, what the reserve loses, the claim's status, the pair's
 // state, and that the escrow still holds exactly what it owes (P6). docs/PROTOCOL.md prints the same table.
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-// VAI's escrow test list (its Foundry suite, as TOOLCHAIN.md lists it), one test per scenario, named after it.
+// VAI's escrow test list (its Foundry suite), one test per scenario, named after it.
 // The verifier is a MockVerifier: "a proof of violation" is a settle(…, true) it accepts. Fence posts are
 // tried on both sides of every deadline, on the same state (whatIf rolls the chain back).
 import { describe, expect, it } from "vitest";

@@ -6,13 +6,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { keccak256, parseEther, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { embeddedChain, type ChainHandle, scopedSessionId } from "../../sdk/chain/escrow.js";
+import { embeddedChain } from "../../sdk/dev/embedded.js";
+import { type ChainHandle } from "../../sdk/chain/network.js";
+import { scopedSessionId } from "../../sdk/chain/escrow.js";
 import { assertWellFormedAmount } from "../../sdk/core/encoding.js";
 import { Session, type RecordBody } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 import { loadManifest } from "../../prover/artifacts/manifest.js";
 import { answerClaim } from "../../prover/claims.js";
-import { deployZkVai, registerPromise, type Deployment } from "../../prover/deploy.js";
+import { deployZkVai, type ZkVaiDeployment } from "../../prover/artifacts/deploy.js";
+import { registerPromise } from "../../sdk/promises.js";
 import { releaseProver } from "../../prover/prove.js";
 import { predicateFixtures, type PredicateFixture } from "../helpers/fixtures.js";
 import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
@@ -24,7 +27,7 @@ const built = Object.values(loadManifest().circuits);
 const predicates = [...new Set(built.map((c) => c.predicate))].sort();
 
 let chain: ChainHandle;
-let deployment: Deployment;
+let deployment: ZkVaiDeployment;
 let store: TraceStore;
 
 beforeAll(async () => {
@@ -41,7 +44,7 @@ afterAll(async () => {
 async function settleFixture(f: PredicateFixture) {
   const escrow = deployment.escrow;
   const user = chain.wallets[1];
-  const { promiseId } = await registerPromise(deployment, escrow, store, {
+  const { promiseId } = await registerPromise(deployment.record, escrow, store, {
     predicate: f.predicate,
     theta: f.theta,
     profile: f.profile,

@@ -5,12 +5,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { keccak256, parseEther, toHex, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { embeddedChain, type ChainHandle, type EscrowClient, scopedSessionId } from "../../sdk/chain/escrow.js";
+import { embeddedChain } from "../../sdk/dev/embedded.js";
+import { type ChainHandle } from "../../sdk/chain/network.js";
+import { type EscrowClient, scopedSessionId } from "../../sdk/chain/escrow.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { Session } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 import { answerClaim, prepareClaim, TraceMismatchError } from "../../prover/claims.js";
-import { deployZkVai, registerPromise, type Deployment } from "../../prover/deploy.js";
+import { deployZkVai, type ZkVaiDeployment } from "../../prover/artifacts/deploy.js";
+import { registerPromise } from "../../sdk/promises.js";
 import { ProofError, prove, releaseProver, verifyLocally } from "../../prover/prove.js";
 import { claimInput } from "../../prover/witness.js";
 import { aap4Recipients } from "../../sdk/core/predicates/aap4/definition.js";
@@ -23,7 +26,7 @@ const PAYOUT = parseEther("1");
 const BOND = parseEther("0.25");
 
 let chain: ChainHandle;
-let deployment: Deployment;
+let deployment: ZkVaiDeployment;
 let escrow: EscrowClient;
 let asUser: EscrowClient;
 let store: TraceStore;
@@ -59,9 +62,9 @@ beforeAll(async () => {
     payout: PAYOUT,
     reserve: parseEther("5"),
   };
-  promiseId = (await registerPromise(deployment, escrow, store, spec)).promiseId;
+  promiseId = (await registerPromise(deployment.record, escrow, store, spec)).promiseId;
   // Same θ, same verifiers: only the context tells a proof for one from the other.
-  twinPromiseId = (await registerPromise(deployment, escrow, store, spec)).promiseId;
+  twinPromiseId = (await registerPromise(deployment.record, escrow, store, spec)).promiseId;
 });
 
 afterAll(async () => {

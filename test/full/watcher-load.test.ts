@@ -7,10 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseEther, type Hex } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
-import { deployZkVai, registerPromise } from "../../prover/deploy.js";
+import { deployZkVai } from "../../prover/artifacts/deploy.js";
+import { registerPromise } from "../../sdk/promises.js";
 import { releaseProver } from "../../prover/prove.js";
 import { ClaimWatcher } from "../../prover/watcher.js";
-import { embeddedChain, scopedSessionId } from "../../sdk/chain/escrow.js";
+import { embeddedChain } from "../../sdk/dev/embedded.js";
+import { scopedSessionId } from "../../sdk/chain/escrow.js";
 import { memoryLogger } from "../../sdk/log.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { Session } from "../../sdk/session.js";
@@ -46,7 +48,7 @@ describe.skipIf(!FULL)("claim watcher, 20 claims in one block", () => {
         payout: PAYOUT,
         reserve: 25n * PAYOUT,
       };
-      const { promiseId } = await registerPromise(deployment, escrow, store, spec);
+      const { promiseId } = await registerPromise(deployment.record, escrow, store, spec);
 
       const sessions: { id: Hex; violating: boolean }[] = [];
       for (let i = 0; i < CLAIMS; i++) {

@@ -1,15 +1,17 @@
-// Test harness for Circom: compile a small test circuit once (cached by content
-// hash under build/test-circuits), compute witnesses, check R1CS satisfaction
-// ourselves, and forge witnesses by editing a named signal.
-import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+// Test harness for Circom: compile a small test circuit once (through the build's own compile-and-cache,
+// prover/artifacts/compile.ts, keyed by content hash under build/compiled), compute witnesses, check
+// R1CS satisfaction ourselves, and forge witnesses by editing a named signal.
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { readR1cs } from "r1csfile";
 import { expect } from "vitest";
-import { isBuildFresh, loadInstances } from "../../prover/artifacts/circuit-build.js";
-import { poseidonChoice, type PoseidonTemplate } from "../../prover/artifacts/poseidon-choice.js";
+import {
+  compileMain,
+  isBuildFresh,
+  loadInstances,
+  type MainSpec,
+} from "../../prover/artifacts/circuit-build.js";
 import { FIELD_MODULUS } from "../../sdk/core/hash.js";
 import { firstBroken, type Constraint } from "./witness-solver.js";
 
@@ -33,68 +35,19 @@ export interface TestCircuit {
   firstUnsatisfied(witness: bigint[]): number;
 }
 
-function circomSources(): string {
-  const hash = createHash("sha256");
-  const walk = (dir: string) => {
-    for (const f of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const p = join(dir, f.name);
-      if (f.isDirectory()) walk(p);
-      else if (f.name.endsWith(".circom")) hash.update(p).update(readFileSync(p));
-    }
-  };
-  walk(join(ROOT, "circuits"));
-  return hash.digest("hex");
-}
-
 /**
- * Compiles `component main ... = body` with the given includes (paths from the repo root), its gadgets
- * hashing with the given Poseidon template (circuits/gadgets/poseidon.circom).
+ * What a test compiles: `template(args)` as main, over the given includes (paths from the repo root) and
+ * an optional harness template in `body`, its gadgets hashing with the given Poseidon template.
  */
-export async function compileTestCircuit(
-  name: string,
-  includes: string[],
-  mainLine: string,
-  poseidon: PoseidonTemplate = "circomlib",
-): Promise<TestCircuit> {
-  const source = [
-    "pragma circom 2.1.0;",
-    ...includes.map((i) => `include "../../../${i}";`),
-    poseidonChoice(poseidon),
-    mainLine,
-  ].join("\n");
-  const key = createHash("sha256").update(source).update(circomSources()).digest("hex").slice(0, 16);
-  const dir = join(ROOT, "build", "test-circuits", `${name}-${key}`);
-  if (!existsSync(join(dir, "done"))) {
-    // Each worker compiles into its own folder; the first to finish publishes it by rename,
-    // and a later one finding it published just drops its copy.
-    const tmpName = `${name}-${key}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-    const tmp = join(ROOT, "build", "test-circuits", tmpName);
-    mkdirSync(tmp, { recursive: true });
-    writeFileSync(join(tmp, `${name}.circom`), source);
-    execFileSync(
-      join(ROOT, "node_modules/.bin/circom2"),
-      [
-        join("build", "test-circuits", tmpName, `${name}.circom`),
-        "--r1cs",
-        "--wasm",
-        "--sym",
-        "--O2",
-        "-l",
-        "node_modules",
-        "-o",
-        join("build", "test-circuits", tmpName),
-      ],
-      { cwd: ROOT, stdio: "pipe" },
-    );
-    writeFileSync(join(tmp, "done"), key);
-    try {
-      renameSync(tmp, dir);
-    } catch {
-      rmSync(tmp, { recursive: true, force: true });
-      if (!existsSync(join(dir, "done"))) throw new Error(`could not publish compiled test circuit ${dir}`);
-    }
-  }
-  return load(name, dir);
+export type TestMain = Omit<MainSpec, "includes" | "origin"> & { includes?: readonly string[] };
+
+/** Compiles `main` unless its content key is cached, and loads it. */
+export async function compileTestCircuit(name: string, main: TestMain): Promise<TestCircuit> {
+  const compiled = await compileMain({
+    name,
+    main: { origin: "test/helpers/circuit.ts", ...main, includes: main.includes ?? [] },
+  });
+  return load(name, compiled.dir);
 }
 
 /**

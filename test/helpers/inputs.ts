@@ -4,6 +4,7 @@
 import { leafHash, recordSalt, type EncodedRecord } from "../../sdk/core/encoding.js";
 import { paramsHashOf, type PredicateDefinition } from "../../sdk/core/predicates/index.js";
 import { predicateInput, type CircuitInput, type TraceShape } from "../../prover/witness.js";
+import { mergeInputs } from "../../sdk/core/inputs.js";
 
 export function rawSlotsInput<Theta>(
   predicate: PredicateDefinition<Theta>,
@@ -16,10 +17,12 @@ export function rawSlotsInput<Theta>(
     const salt = recordSalt(opts.secret, seq);
     return { seq, slots: s, salt, leaf: leafHash(s, salt) };
   });
-  return {
-    context: String(opts.context),
-    paramsHash: String(paramsHashOf(predicate, theta)),
-    outcome: String(outcome),
-    ...predicateInput(predicate, theta, encoded, [], opts.shape),
-  };
+  return mergeInputs(
+    {
+      context: String(opts.context),
+      paramsHash: String(paramsHashOf(predicate, theta)),
+      outcome: String(outcome),
+    },
+    predicateInput(predicate, theta, encoded, [], opts.shape),
+  );
 }

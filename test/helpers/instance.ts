@@ -1,23 +1,21 @@
-// Circuit instances from circuits/instances.json, compiled for witness tests (no setup needed).
-import { readFileSync } from "node:fs";
+// Circuit instances from circuits/instances.json (expanded by the build's own loader), compiled for
+// witness tests: the build's files when setup built them from today's sources, else compiled once.
 import type { PoseidonTemplate } from "../../prover/artifacts/poseidon-choice.js";
-import { isBuildFresh, loadInstances } from "../../prover/artifacts/circuit-build.js";
+import {
+  instanceMain,
+  isBuildFresh,
+  readInstances,
+  type Instance as BuildInstance,
+} from "../../prover/artifacts/circuit-build.js";
 import { builtCircuit, compileTestCircuit, type TestCircuit } from "./circuit.js";
 
-export interface Instance {
-  name: string;
-  predicate: string;
-  source: string;
-  template: string;
+export type Instance = BuildInstance & {
   params: { depth: number; checkpoints: number } & Record<string, number>;
   args: number[];
-  publicSignals: string[];
-  groups: string[];
-  poseidon?: PoseidonTemplate;
-}
+};
 
 function table(): Instance[] {
-  return (JSON.parse(readFileSync("circuits/instances.json", "utf8")) as { instances: Instance[] }).instances;
+  return readInstances() as Instance[];
 }
 
 export function instancesOf(predicate: string): Instance[] {
@@ -35,12 +33,7 @@ export async function compileInstance(name: string, poseidon?: PoseidonTemplate)
   const i = instance(name);
   const template = poseidon ?? i.poseidon ?? "circomlib";
   // An instance setup has built from today's sources is used as built, not compiled again.
-  const asBuilt = (await loadInstances("circuits/instances.json")).find((b) => b.name === name)!;
-  if (template === (i.poseidon ?? "circomlib") && (await isBuildFresh(asBuilt))) return builtCircuit(name);
-  return compileTestCircuit(
-    template === "circomlib" ? i.name : `${i.name}_${template}`,
-    [i.source],
-    `component main {public [${i.publicSignals.join(", ")}]} = ${i.template}(${i.args.join(", ")});`,
-    template,
-  );
+  if (template === (i.poseidon ?? "circomlib") && (await isBuildFresh(i))) return builtCircuit(name);
+  const { origin: _, ...main } = instanceMain({ ...i, poseidon: template });
+  return compileTestCircuit(template === "circomlib" ? i.name : `${i.name}_${template}`, main);
 }

@@ -1,7 +1,8 @@
 // A provider process for the crash test: records calls through the SDK against a real node, reports each
 // acknowledged record on stdout, and then idles until the test kills it (SIGKILL, no chance to clean up).
 import { getAddress, type Hex } from "viem";
-import { EscrowClient, rpcChain } from "../../sdk/chain/escrow.js";
+import { EscrowClient } from "../../sdk/chain/escrow.js";
+import { rpcChain } from "../../sdk/chain/network.js";
 import { Session } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 

@@ -1,7 +1,8 @@
 // The claim watcher as its own process, for the restart test: the test reads its JSON-line logs on stderr
 // and kills it (SIGKILL) at the moment it chooses.
 import { getAddress } from "viem";
-import { EscrowClient, rpcChain } from "../../sdk/chain/escrow.js";
+import { EscrowClient } from "../../sdk/chain/escrow.js";
+import { rpcChain } from "../../sdk/chain/network.js";
 import { jsonLogger } from "../../sdk/log.js";
 import { TraceStore } from "../../sdk/store.js";
 import { ClaimWatcher } from "../../prover/watcher.js";

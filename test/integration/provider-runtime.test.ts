@@ -9,21 +9,17 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { keccak256, parseEther, toHex, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ClaimStatus,
-  EscrowClient,
-  REPO_ROOT,
-  rpcChain,
-  type ChainHandle,
-  scopedSessionId,
-} from "../../sdk/chain/escrow.js";
+import { ClaimStatus, EscrowClient, scopedSessionId } from "../../sdk/chain/escrow.js";
+import { REPO_ROOT } from "../helpers/repo.js";
+import { rpcChain, type ChainHandle } from "../../sdk/chain/network.js";
 import { encodeRecord } from "../../sdk/core/encoding.js";
 import { commitmentRoot, prefixCommitment } from "../../sdk/core/merkle.js";
 import { PREDICATES } from "../../sdk/core/predicates/index.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { Session, type SessionOptions } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
-import { deployZkVai, registerPromise } from "../../prover/deploy.js";
+import { deployZkVai } from "../../prover/artifacts/deploy.js";
+import { registerPromise } from "../../sdk/promises.js";
 import { releaseProver } from "../../prover/prove.js";
 import { ClaimWatcher } from "../../prover/watcher.js";
 import { memoryLogger } from "../../sdk/log.js";
@@ -168,7 +164,7 @@ beforeAll(async () => {
   asUser = observer.as(direct.wallets[1]);
   user = direct.wallets[1].account.address;
   store = TraceStore.open(storePath);
-  const registered = await registerPromise(deployment, observer, store, {
+  const registered = await registerPromise(deployment.record, observer, store, {
     predicate: "AAP-4",
     theta: THETA,
     profile: PROFILE,

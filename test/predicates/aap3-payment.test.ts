@@ -6,7 +6,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson, type Json } from "../../sdk/core/canonical.js";
 import { KIND, MAX_AMOUNT, SLOT } from "../../sdk/core/encoding.js";
 import { stringToField } from "../../sdk/core/hash.js";
-import { aap3Payment, aap3ProfileFromVai, type Aap3Theta } from "../../sdk/core/predicates/aap3/definition.js";
+import {
+  aap3Payment,
+  aap3ProfileFromVai,
+  type Aap3Theta,
+} from "../../sdk/core/predicates/aap3/definition.js";
 import { paramsHashOf, PREDICATES, ThetaError } from "../../sdk/core/predicates/index.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import type { TraceRecord } from "../../sdk/core/records.js";
@@ -130,10 +134,10 @@ describe("θ", () => {
       recipient_key: "iban",
       amount_key: "eur",
     };
-    expect(aap3Payment.profileHints!(named, aap3Payment.parseTheta(named))).toEqual({
+    expect(aap3Payment.vai.profileTools(aap3Payment.parseTheta(named))).toEqual({
       wire: { target: "iban", amount: { key: "eur", decimals: 0 } },
     });
-    expect(aap3Payment.profileHints!(THETA, aap3Payment.parseTheta(THETA))).toEqual({});
+    expect(aap3Payment.vai.profileTools(aap3Payment.parseTheta(THETA))).toEqual({});
     expect(() => aap3ProfileFromVai(THETA)).toThrow(/imply no profile entries/);
   });
 

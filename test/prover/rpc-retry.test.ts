@@ -18,7 +18,9 @@ import {
   RpcUnavailableError,
   withRpcRetry,
 } from "../../prover/rpc-retry.js";
-import { deployEscrow, deployPoseidon3, embeddedChain, EscrowClient, readArtifact } from "../../sdk/chain/escrow.js";
+import { deployEscrow, deployPoseidon3, EscrowClient } from "../../sdk/chain/escrow.js";
+import { embeddedChain } from "../../sdk/dev/embedded.js";
+import { readArtifact } from "../../sdk/chain/artifacts.js";
 import { memoryLogger } from "../../sdk/log.js";
 
 const refused = () =>

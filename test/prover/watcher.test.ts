@@ -16,17 +16,14 @@ import {
 } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerClaim } from "../../prover/claims.js";
-import { deployZkVai, registerPromise } from "../../prover/deploy.js";
+import { deployZkVai } from "../../prover/artifacts/deploy.js";
+import { registerPromise } from "../../sdk/promises.js";
 import { releaseProver } from "../../prover/prove.js";
 import { ClaimWatcher, type WatcherOptions } from "../../prover/watcher.js";
 import { WatcherLockedError } from "../../prover/watcher-state.js";
-import {
-  ClaimStatus,
-  EscrowClient,
-  embeddedChain,
-  type ChainHandle,
-  scopedSessionId,
-} from "../../sdk/chain/escrow.js";
+import { ClaimStatus, EscrowClient, scopedSessionId } from "../../sdk/chain/escrow.js";
+import { embeddedChain, type DevChainHandle } from "../../sdk/dev/embedded.js";
+import { type ChainHandle } from "../../sdk/chain/network.js";
 import { memoryLogger, type Logger } from "../../sdk/log.js";
 import { profileHash, type EncodingProfile } from "../../sdk/core/profile.js";
 import { Session } from "../../sdk/session.js";
@@ -42,7 +39,7 @@ const THREE_DAYS = 3 * 24 * 3600;
 const FAST = { pollMs: 20, retry: { initialMs: 5, maxMs: 20 } };
 
 const dir = mkdtempSync(join(tmpdir(), "zkvai-watcher-"));
-let chain: ChainHandle;
+let chain: DevChainHandle;
 let escrow: EscrowClient;
 let asUser: EscrowClient;
 let seedStore: TraceStore;
@@ -153,7 +150,7 @@ beforeAll(async () => {
     payout: PAYOUT,
     reserve: parseEther("10"),
   };
-  promiseId = (await registerPromise(deployment, escrow, seedStore, spec)).promiseId;
+  promiseId = (await registerPromise(deployment.record, escrow, seedStore, spec)).promiseId;
 });
 
 afterAll(async () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { FIELD_MODULUS, hashVector, keccakToField, reduceBytes32, stringToField } from "../../sdk/core/hash.js";
+import {
+  FIELD_MODULUS,
+  hashVector,
+  keccakToField,
+  reduceBytes32,
+  stringToField,
+} from "../../sdk/core/hash.js";
 import {
   EncodingError,
   KIND,

@@ -5,14 +5,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { keccak256, toHex, type Address, type Hex } from "viem";
-import {
-  EscrowClient,
-  deployEscrow,
-  deployPoseidon3,
-  embeddedChain,
-  type ChainHandle,
-  scopedSessionId,
-} from "../../sdk/chain/escrow.js";
+import { EscrowClient, deployEscrow, deployPoseidon3, scopedSessionId } from "../../sdk/chain/escrow.js";
+import { embeddedChain } from "../../sdk/dev/embedded.js";
+import { type ChainHandle } from "../../sdk/chain/network.js";
 import { encodeRecord } from "../../sdk/core/encoding.js";
 import { commitmentRoot } from "../../sdk/core/merkle.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";

@@ -2,7 +2,7 @@
 // not run and is recorded as blocked; no call runs while the store cannot take a write.
 import { beforeAll, describe, expect, it } from "vitest";
 import { encodeSlots, KIND } from "../../sdk/core/encoding.js";
-import { PREDICATES } from "../../sdk/core/predicates/index.js";
+import { predicateById } from "../../sdk/core/predicates/index.js";
 import { GuardRefusal, RecordWriteError, StoreUnavailableError, type PromiseRef } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 import { FAST, PROFILE, openSession, sessionEnv, type SessionEnv } from "./session-fixture.js";
@@ -30,7 +30,7 @@ async function open(promises: PromiseRef[], opts: { guard?: boolean; name?: stri
 }
 
 function verdict(ref: PromiseRef, store: TraceStore, sessionId: `0x${string}`) {
-  const def = PREDICATES[ref.predicate];
+  const def = predicateById(ref.predicate);
   return def.evaluate(store.records(sessionId), def.parseTheta(ref.theta), PROFILE);
 }
 

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { keccak256, toHex, type Hex } from "viem";
 import { afterEach, describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../sdk/chain/escrow.js";
+import { REPO_ROOT } from "../helpers/repo.js";
 import type { CallRecord } from "../../sdk/core/records.js";
 import { Session, SessionRecoveryError } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";

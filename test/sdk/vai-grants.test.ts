@@ -6,7 +6,11 @@ import { describe, expect, it } from "vitest";
 import { RecordError } from "../../sdk/core/records.js";
 import { importVaiJsonl } from "../../sdk/core/import-vai.js";
 import { paramsHashOf, ThetaError } from "../../sdk/core/predicates/index.js";
-import { aap2GrantToolsFromVai, aap2ProfileFromVai, aap2Scope } from "../../sdk/core/predicates/aap2/definition.js";
+import {
+  aap2GrantToolsFromVai,
+  aap2ProfileFromVai,
+  aap2Scope,
+} from "../../sdk/core/predicates/aap2/definition.js";
 import {
   aap4GrantToolsFromVai,
   aap4ProfileFromVai,
@@ -42,7 +46,7 @@ describe("AAP-2 VAI parameters", () => {
       a: { path: "target" },
       b: { path: "target" },
     });
-    expect(aap2Scope.profileHints!(params, aap2Scope.parseTheta(params))).toEqual({
+    expect(aap2Scope.vai.profileTools(aap2Scope.parseTheta(params))).toEqual({
       read_file: { path: "path" },
     });
     expect(aap2GrantToolsFromVai(params)).toEqual({

@@ -110,11 +110,10 @@ it("holds [s]G for the scalar of every point, by ffjavascript's own scalar multi
 it("gives a zkey on which a proof verifies", async () => {
   const ptau = join(dir, "p6.ptau");
   await writeDevPtau(ptau, { power: 6 });
-  const c = await compileTestCircuit(
-    "devptau-square",
-    [],
-    "template Sq() { signal input x; signal output y; y <== x * x; }\ncomponent main = Sq();",
-  );
+  const c = await compileTestCircuit("devptau-square", {
+    body: "template Sq() { signal input x; signal output y; y <== x * x; }",
+    template: "Sq",
+  });
   const zkey = join(dir, "sq.zkey");
   await snarkjs.zKey.newZKey(c.r1csPath, ptau, zkey);
   const vkey = await snarkjs.zKey.exportVerificationKey(zkey);

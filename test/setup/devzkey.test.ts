@@ -17,10 +17,11 @@ let circuit: TestCircuit;
 let power: number;
 
 beforeAll(async () => {
-  circuit = await compileTestCircuit(
-    "devzkey-mix",
-    [],
-    `template Mix(n) {
+  circuit = await compileTestCircuit("devzkey-mix", {
+    template: "Mix",
+    args: [6],
+    publicSignals: ["k"],
+    body: `template Mix(n) {
        signal input a[n];
        signal input k;
        signal input unused;
@@ -31,9 +32,8 @@ beforeAll(async () => {
        for (var i = 1; i < n; i++) acc[i] <== acc[i - 1] * (a[i] + 3 * k - 2);
        prod <== acc[n - 1];
        lin <== 5 * a[0] - 7 * k + prod;
-     }
-     component main {public [k]} = Mix(6);`,
-  );
+     }`,
+  });
   power = requiredPower(await readR1csHeader(circuit.r1csPath));
 });
 afterAll(async () => {

@@ -1,6 +1,8 @@
 import type { GrantToolSpec } from "../import-vai.js";
+import type { CircuitInput } from "../inputs.js";
 import type { EncodingProfile } from "../profile.js";
 import type { TraceRecord } from "../records.js";
+import { ZkvaiError } from "../errors.js";
 
 export interface Verdict {
   violated: boolean;
@@ -10,25 +12,47 @@ export interface Verdict {
 }
 
 /**
+ * How the reference Python system (VAI) writes this predicate's promises, beyond what θ holds: its
+ * own name for the predicate, and what its parameters imply for the encoding profile and the trace
+ * importer. parseTheta reads VAI's parameter names itself (θ keeps the keys they imply in `vai`),
+ * so these read θ. Each predicate's lives in sdk/core/predicates/<aapN>/vai.ts.
+ */
+export interface VaiDialect<Theta> {
+  /** VAI's names for the predicate, accepted wherever a predicate id is (e.g. "egress_within_allowlist"). */
+  readonly predicateNames: readonly string[];
+  /**
+   * The encoding-profile entries θ's VAI keys imply (e.g. `recipient_key`), so a trace recorded
+   * without a zkVAI profile can be encoded; none for θ given in zkVAI's names.
+   */
+  profileTools(theta: Theta): EncodingProfile["tools"];
+  /**
+   * VAI records grants and revokes as calls of named tools: which tools, per θ's VAI keys (the
+   * importer's `grantTools`, sdk/core/import-vai.ts); none for θ given in zkVAI's names.
+   */
+  grantTools?(theta: Theta): Record<string, GrantToolSpec>;
+}
+
+/**
  * One predicate, defined once: its θ schema, θ encoding (the promise's paramsHash)
  * and its TS evaluator, the oracle its Circom template is tested against.
+ * `Id` is the literal id, so the registry (./index.ts) is keyed by the predicates' own ids.
  */
-export interface PredicateDefinition<Theta> {
-  id: string;
+export interface PredicateDefinition<Theta, Id extends string = string> {
+  id: Id;
   /** Numeric id the escrow stores and the θ vector starts with. */
   code: number;
   /** Fixed θ sizes every circuit of this predicate is built with. */
   caps: Record<string, number>;
   parseTheta(x: unknown): Theta;
-  /**
-   * The encoding-profile entries that raw promise parameters imply, e.g. VAI's
-   * `recipient_key`, so a trace recorded without a zkVAI profile can be encoded.
-   */
-  profileHints?(rawParams: unknown, theta: Theta): EncodingProfile["tools"];
-  /** VAI records grants and revokes as calls of named tools; which tools, per the raw params. */
-  vaiGrantTools?(rawParams: unknown): Record<string, GrantToolSpec>;
+  /** VAI's dialect of this predicate's promises (./<aapN>/vai.ts). */
+  vai: VaiDialect<Theta>;
   /** Refuses θ that the profile cannot serve (e.g. a tool whose target it does not read). */
   checkProfile(theta: Theta, profile: EncodingProfile): void;
+  /**
+   * Tools whose calls the Session refuses without an actionId, before they run: a call that has
+   * none can never satisfy the promise (AAP-1: its gated tools). Absent: no call needs one.
+   */
+  actionIdTools?(theta: Theta): readonly string[];
   thetaVector(theta: Theta): bigint[];
   evaluate(records: readonly TraceRecord[], theta: Theta, profile: EncodingProfile): Verdict;
   /**
@@ -49,7 +73,7 @@ export interface PredicateDefinition<Theta> {
     theta: Theta,
     profile: EncodingProfile,
     capacity: number,
-  ): Record<string, string | string[] | string[][]>;
+  ): CircuitInput;
   /**
    * Values the circuit checks but does not compute itself: AAP-1's per-action chains
    * (sdk/core/predicates/aap1/chains.ts) and AAP-5's occurrence counts (sdk/core/repeats.ts),
@@ -66,6 +90,10 @@ export interface EncodedTrace {
   finalRoot: bigint;
 }
 
-export class ThetaError extends Error {
+/** A predicate definition whose θ type the caller does not know (θ is checked by its parseTheta). */
+export type AnyPredicate = PredicateDefinition<unknown>;
+
+export class ThetaError extends ZkvaiError {
+  static override readonly code: string = "BAD_THETA";
   override name = "ThetaError";
 }

@@ -28,10 +28,9 @@
 //   success, stop at the first violation", since every gated call before the
 //   first violation was a successful consumption.
 // θ: gatedTools (1..4 tools) and acceptedAuthorities (a subset of human, policy,
-// auto_review). VAI names: destructive_tools for gatedTools, and
-// authorization_mode, which must be "invocation" (VAI's default, the legacy
-// target/scope mode, is not supported). VAI has no authority list: it accepts
-// human and policy (with an id), never auto_review, so that is the default here.
+// auto_review). VAI's names (destructive_tools, authorization_mode "invocation"):
+// ./vai.ts. VAI has no authority list: it accepts human and policy (with an id),
+// never auto_review, so that is the default here.
 // θ vector: [1, 4, 3, gatedTools padded with 0, human?, policy?, auto_review?].
 // Circuit: circuits/predicates/aap1_authorization.circom.
 import { callArgsField } from "../../encoding.js";
@@ -39,6 +38,7 @@ import { reduceBytes32 } from "../../hash.js";
 import { AUTHORITIES, type AuthorizationRecord } from "../../records.js";
 import { paddedStrings, pythonRepr, stringList, checkThetaJson } from "../theta-common.js";
 import { aap1ChainHints } from "./chains.js";
+import { aap1Vai, gatedToolsField } from "./vai.js";
 import { ThetaError, type PredicateDefinition, type Verdict } from "../types.js";
 
 type Authority = (typeof AUTHORITIES)[number];
@@ -79,7 +79,7 @@ function uncovered(
   return undefined;
 }
 
-export const aap1Authorization: PredicateDefinition<Aap1Theta> = {
+export const aap1Authorization: PredicateDefinition<Aap1Theta, "AAP-1"> = {
   id: "AAP-1",
   code: 1,
   caps: CAPS,
@@ -88,26 +88,8 @@ export const aap1Authorization: PredicateDefinition<Aap1Theta> = {
     checkThetaJson(x, "AAP-1");
     if (typeof x !== "object" || x === null || Array.isArray(x)) fail("must be an object");
     const t = x as Record<string, unknown>;
-    if (t.gatedTools !== undefined && t.destructive_tools !== undefined) {
-      fail("give gatedTools or VAI's destructive_tools, not both");
-    }
-    const vai = t.destructive_tools !== undefined;
-    if (vai && t.authorization_mode === undefined) {
-      fail(
-        'authorization_mode is missing; VAI then means its legacy target/scope mode, and only "invocation" is supported',
-      );
-    }
-    if (t.authorization_mode !== undefined && t.authorization_mode !== "invocation") {
-      fail(
-        `authorization_mode ${JSON.stringify(t.authorization_mode)} is not supported; only "invocation" is`,
-      );
-    }
-    const gatedTools = stringList(
-      vai ? t.destructive_tools : t.gatedTools,
-      vai ? "destructive_tools" : "gatedTools",
-      CAPS.tools,
-      fail,
-    );
+    const tools = gatedToolsField(t);
+    const gatedTools = stringList(tools.value, tools.name, CAPS.tools, fail);
     if (gatedTools.length === 0) fail("no gated tools, so the promise says nothing");
     let acceptedAuthorities = [...DEFAULT_AUTHORITIES];
     if (t.acceptedAuthorities !== undefined) {
@@ -120,8 +102,13 @@ export const aap1Authorization: PredicateDefinition<Aap1Theta> = {
     return { gatedTools, acceptedAuthorities };
   },
 
+  vai: aap1Vai,
+
   // AAP-1 reads the tool, args hash and action id of calls, which every profile encodes.
   checkProfile() {},
+
+  // A gated call without an action id can never be authorized: the Session refuses it before it runs.
+  actionIdTools: (theta) => theta.gatedTools,
 
   thetaVector(theta) {
     return [

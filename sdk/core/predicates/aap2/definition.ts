@@ -19,17 +19,12 @@
 // θ: scopedTools (1..2 tools), allowPrefixes (≤ 4 absolute prefixes of at most
 // PREFIX_DEPTH = 4 segments, normalised, deduplicated, sorted). Scope grant values
 // are bound by the same limits (the encoder refuses others, sdk/core/paths.ts prefixHash).
-// VAI's names are accepted too: scoped_tools, allow_prefixes, match_key (default
-// "target"), grant_tool (default "scope_grant"), revoke_tool (default
-// "scope_revoke"), scope_key (default "prefix"). match_key belongs to the encoding
-// profile (aap2ProfileFromVai); the grant/revoke tools and scope_key to the VAI
-// importer (aap2GrantToolsFromVai, sdk/core/import-vai.ts), which turns those calls into
-// grant and revoke records. None of them enters θ's hash.
+// VAI's names are accepted too (scoped_tools, allow_prefixes, match_key, grant_tool,
+// revoke_tool, scope_key): ./vai.ts, with the profile entries and importer option they imply.
 // Circuit: circuits/predicates/aap2_scope.circom with the active-at gadget
 // circuits/gadgets/active_set.circom.
 import { callPath } from "../../encoding.js";
 import { stringToField } from "../../hash.js";
-import type { GrantToolSpec } from "../../import-vai.js";
 import {
   MALFORMED_PATH_PREFIX,
   PREFIX_DEPTH,
@@ -43,7 +38,10 @@ import {
 import type { EncodingProfile } from "../../profile.js";
 import type { CallRecord, TraceRecord } from "../../records.js";
 import { namespaceEvents, checkThetaJson } from "../theta-common.js";
+import { onlyKeys, stringSet } from "../theta-amounts.js";
 import { ThetaError, type PredicateDefinition, type Verdict } from "../types.js";
+import { aap2Vai, parseVaiKeys, parseVaiParams, VAI_PARAMS, type Aap2VaiKeys } from "./vai.js";
+import type { GrantToolSpec } from "../../import-vai.js";
 
 export interface Aap2Theta {
   scopedTools: string[];
@@ -55,45 +53,11 @@ export interface Aap2Theta {
 
 const CAPS = { tools: 2, prefixes: 4 };
 const NAMES = ["scopedTools", "allowPrefixes"] as const;
-const VAI_NAMES = [
-  "scoped_tools",
-  "allow_prefixes",
-  "match_key",
-  "grant_tool",
-  "revoke_tool",
-  "scope_key",
-] as const;
-const VAI_DEFAULTS = {
-  matchKey: "target",
-  grantTool: "scope_grant",
-  revokeTool: "scope_revoke",
-  scopeKey: "prefix",
-};
 /** Width of the per-record path witness: a_0 … a_PREFIX_DEPTH, then the full path hash. */
 export const PATH_WITNESS_WIDTH = PREFIX_DEPTH + 2;
 
 function fail(message: string): never {
   throw new ThetaError(message);
-}
-
-function onlyKeys(t: Record<string, unknown>, known: readonly string[], what: string): void {
-  const extra = Object.keys(t).filter((k) => !known.includes(k));
-  if (extra.length) fail(`${what}: unknown field(s) ${extra.join(", ")}; known: ${known.join(", ")}`);
-}
-
-function stringSet(x: unknown, what: string, max: number): string[] {
-  if (!Array.isArray(x) || !x.every((s) => typeof s === "string" && s.length > 0)) {
-    fail(`${what} must be a list of non-empty strings`);
-  }
-  const unique = [...new Set(x as string[])].sort();
-  if (unique.length > max) fail(`${what} has ${unique.length} entries; circuits hold ${max}`);
-  return unique;
-}
-
-function key(x: unknown, fallback: string, what: string): string {
-  if (x === undefined) return fallback;
-  if (typeof x !== "string" || x.length === 0) fail(`${what} must be a non-empty string`);
-  return x;
 }
 
 /** A scope prefix in normal form, refused (PathError) exactly where the encoder refuses it. */
@@ -120,46 +84,15 @@ function prefixSet(x: unknown, what: string): string[] {
   return unique;
 }
 
-function parseVaiKeys(x: unknown): NonNullable<Aap2Theta["vai"]> {
-  if (typeof x !== "object" || x === null || Array.isArray(x)) fail("AAP-2 θ: vai must be an object");
-  const v = x as Record<string, unknown>;
-  onlyKeys(v, Object.keys(VAI_DEFAULTS), "AAP-2 θ: vai");
-  return {
-    matchKey: key(v.matchKey, VAI_DEFAULTS.matchKey, "AAP-2 θ: vai.matchKey"),
-    grantTool: key(v.grantTool, VAI_DEFAULTS.grantTool, "AAP-2 θ: vai.grantTool"),
-    revokeTool: key(v.revokeTool, VAI_DEFAULTS.revokeTool, "AAP-2 θ: vai.revokeTool"),
-    scopeKey: key(v.scopeKey, VAI_DEFAULTS.scopeKey, "AAP-2 θ: vai.scopeKey"),
-  };
-}
-
-function parseVai(t: Record<string, unknown>): Aap2Theta {
-  const what = "AAP-2 params";
-  const scopedTools = stringSet(t.scoped_tools, `${what}: scoped_tools`, CAPS.tools);
-  if (scopedTools.length === 0) fail(`${what}: scoped_tools is empty, so the promise says nothing`);
-  const vai = {
-    matchKey: key(t.match_key, VAI_DEFAULTS.matchKey, `${what}: match_key`),
-    grantTool: key(t.grant_tool, VAI_DEFAULTS.grantTool, `${what}: grant_tool`),
-    revokeTool: key(t.revoke_tool, VAI_DEFAULTS.revokeTool, `${what}: revoke_tool`),
-    scopeKey: key(t.scope_key, VAI_DEFAULTS.scopeKey, `${what}: scope_key`),
-  };
-  if (vai.grantTool === vai.revokeTool)
-    fail(`${what}: grant_tool and revoke_tool are both "${vai.grantTool}"`);
-  if (scopedTools.includes(vai.grantTool) || scopedTools.includes(vai.revokeTool)) {
-    fail(`${what}: a grant or revoke tool cannot also be a scoped tool`);
-  }
-  return { scopedTools, allowPrefixes: prefixSet(t.allow_prefixes ?? [], `${what}: allow_prefixes`), vai };
-}
-
-function vaiTheta(params: unknown): NonNullable<Aap2Theta["vai"]> & Aap2Theta {
+function vaiTheta(params: unknown): Aap2Theta & { vai: Aap2VaiKeys } {
   const theta = aap2Scope.parseTheta(params);
   if (!theta.vai) fail("AAP-2: these are zkVAI θ names, which imply no profile entries or grant tools");
-  return { ...theta, ...theta.vai };
+  return theta as Aap2Theta & { vai: Aap2VaiKeys };
 }
 
 /** The encoding-profile entries VAI's AAP-2 params imply: each scoped tool reads its path from `match_key`. */
 export function aap2ProfileFromVai(params: unknown): EncodingProfile["tools"] {
-  const { scopedTools, matchKey } = vaiTheta(params);
-  return Object.fromEntries(scopedTools.map((tool) => [tool, { path: matchKey }]));
+  return aap2Vai.profileTools(vaiTheta(params));
 }
 
 /**
@@ -167,11 +100,7 @@ export function aap2ProfileFromVai(params: unknown): EncodingProfile["tools"] {
  * `grant_tool` / `revoke_tool` become scope grant / revoke records of args[scope_key].
  */
 export function aap2GrantToolsFromVai(params: unknown): Record<string, GrantToolSpec> {
-  const { grantTool, revokeTool, scopeKey } = vaiTheta(params);
-  return {
-    [grantTool]: { namespace: "scope", kind: "grant", key: scopeKey },
-    [revokeTool]: { namespace: "scope", kind: "revoke", key: scopeKey },
-  };
+  return aap2Vai.grantTools!(vaiTheta(params));
 }
 
 function padded(values: readonly bigint[], size: number): bigint[] {
@@ -184,7 +113,7 @@ function describePath(path: string): string {
     : `path ${JSON.stringify(path)}`;
 }
 
-export const aap2Scope: PredicateDefinition<Aap2Theta> = {
+export const aap2Scope: PredicateDefinition<Aap2Theta, "AAP-2"> = {
   id: "AAP-2",
   code: 2,
   caps: CAPS,
@@ -193,11 +122,11 @@ export const aap2Scope: PredicateDefinition<Aap2Theta> = {
     checkThetaJson(x, "AAP-2");
     if (typeof x !== "object" || x === null || Array.isArray(x)) fail("AAP-2 θ must be an object");
     const t = x as Record<string, unknown>;
-    if (VAI_NAMES.some((k) => k in t)) {
+    if (VAI_PARAMS.some((k) => k in t)) {
       if (NAMES.some((k) => k in t))
-        fail(`AAP-2 θ mixes zkVAI names (${NAMES.join(", ")}) with VAI's (${VAI_NAMES.join(", ")})`);
-      onlyKeys(t, VAI_NAMES, "AAP-2 params");
-      return parseVai(t);
+        fail(`AAP-2 θ mixes zkVAI names (${NAMES.join(", ")}) with VAI's (${VAI_PARAMS.join(", ")})`);
+      onlyKeys(t, VAI_PARAMS, "AAP-2 params");
+      return parseVaiParams(t, { tools: CAPS.tools, prefixes: prefixSet });
     }
     onlyKeys(t, [...NAMES, "vai"], "AAP-2 θ");
     const scopedTools = stringSet(t.scopedTools, "AAP-2 θ: scopedTools", CAPS.tools);
@@ -211,12 +140,7 @@ export const aap2Scope: PredicateDefinition<Aap2Theta> = {
     return theta;
   },
 
-  // zkVAI-named θ implies no grant tools; only VAI's names do.
-  vaiGrantTools: (rawParams) => (aap2Scope.parseTheta(rawParams).vai ? aap2GrantToolsFromVai(rawParams) : {}),
-
-  profileHints(rawParams, theta) {
-    return theta.vai ? aap2ProfileFromVai(rawParams) : {};
-  },
+  vai: aap2Vai,
 
   checkProfile(theta, profile) {
     for (const tool of theta.scopedTools) {

@@ -16,26 +16,16 @@
 // θ: payTools (1..2 tools), merchants (≤ 8 strings), cap (integer in [0, 2^64 - 1],
 // in minor units). Every pay tool must be read with a target and an amount, at one
 // scale (checkProfile).
-// VAI's names are accepted too: pay_tool (default "send_payment"), max_amount,
-// merchant_allowlist, recipient_key (default "target"), amount_key (default
-// "amount"), plus this project's amount_decimals (default 0). The two keys and the
-// scale belong to the encoding profile, not to θ: aap3ProfileFromVai gives the
-// profile entry they imply, and checkProfile refuses a profile that reads otherwise.
-// max_amount must be a whole number of minor units at amount_decimals.
+// VAI's names are accepted too (pay_tool, max_amount, merchant_allowlist, recipient_key,
+// amount_key, amount_decimals): ./vai.ts, with the profile entry they imply;
+// checkProfile refuses a profile that reads otherwise.
 // Circuit: circuits/predicates/aap3_payment.circom.
 import { callAmount, callTargets, MALFORMED_TARGET_PREFIX } from "../../encoding.js";
 import type { EncodingProfile } from "../../profile.js";
 import { paddedStrings, checkThetaJson } from "../theta-common.js";
 import { ThetaError, type PredicateDefinition } from "../types.js";
-import {
-  onlyKeys,
-  parseLimit,
-  sharedAmountScale,
-  stringSet,
-  vaiAmountLimit,
-  vaiDecimals,
-  vaiKey,
-} from "../theta-amounts.js";
+import { onlyKeys, parseLimit, sharedAmountScale, stringSet } from "../theta-amounts.js";
+import { aap3Vai, parseVaiKeys, parseVaiParams, VAI_PARAMS } from "./vai.js";
 
 export interface Aap3Theta {
   payTools: string[];
@@ -48,25 +38,6 @@ export interface Aap3Theta {
 
 const CAPS = { tools: 2, merchants: 8 };
 const NAMES = ["payTools", "merchants", "cap"] as const;
-const VAI_NAMES = ["pay_tool", "max_amount", "merchant_allowlist", "recipient_key", "amount_key"] as const;
-const VAI_EXTRA = ["amount_decimals"] as const;
-
-function parseVaiKeys(x: unknown): NonNullable<Aap3Theta["vai"]> {
-  const v = (typeof x === "object" && x !== null ? x : {}) as Record<string, unknown>;
-  onlyKeys(v, ["recipientKey", "amountKey", "decimals"], "AAP-3 θ: vai");
-  return {
-    recipientKey:
-      vaiKey(v.recipientKey, "", "AAP-3 θ: vai.recipientKey") ||
-      fail("AAP-3 θ: vai.recipientKey is required"),
-    amountKey:
-      vaiKey(v.amountKey, "", "AAP-3 θ: vai.amountKey") || fail("AAP-3 θ: vai.amountKey is required"),
-    decimals: vaiDecimals(v.decimals, "AAP-3 θ: vai.decimals"),
-  };
-}
-
-function fail(message: string): never {
-  throw new ThetaError(message);
-}
 
 /** A marked malformed target (a non-string merchant) must never be allowlisted: θ refuses the marker, as AAP-4's does. */
 function merchantList(x: unknown, what: string): string[] {
@@ -74,23 +45,6 @@ function merchantList(x: unknown, what: string): string[] {
   if (list.some((s) => s.startsWith(MALFORMED_TARGET_PREFIX)))
     throw new ThetaError(`${what} holds a reserved (malformed-value) marker`);
   return list;
-}
-
-function parseVai(t: Record<string, unknown>): Aap3Theta {
-  const what = "AAP-3 params";
-  const payTool = vaiKey(t.pay_tool, "send_payment", `${what}: pay_tool`);
-  const decimals = vaiDecimals(t.amount_decimals, `${what}: amount_decimals`);
-  if (t.max_amount === undefined) throw new ThetaError(`${what}: max_amount is required`);
-  return {
-    payTools: [payTool],
-    merchants: merchantList(t.merchant_allowlist, `${what}: merchant_allowlist`),
-    cap: String(vaiAmountLimit(t.max_amount, decimals, `${what}: max_amount`)),
-    vai: {
-      recipientKey: vaiKey(t.recipient_key, "target", `${what}: recipient_key`),
-      amountKey: vaiKey(t.amount_key, "amount", `${what}: amount_key`),
-      decimals,
-    },
-  };
 }
 
 /**
@@ -101,13 +55,10 @@ function parseVai(t: Record<string, unknown>): Aap3Theta {
 export function aap3ProfileFromVai(params: unknown): EncodingProfile["tools"] {
   const theta = aap3Payment.parseTheta(params);
   if (!theta.vai) throw new ThetaError("AAP-3: these are zkVAI θ names, which imply no profile entries");
-  const { recipientKey, amountKey, decimals } = theta.vai;
-  return Object.fromEntries(
-    theta.payTools.map((tool) => [tool, { target: recipientKey, amount: { key: amountKey, decimals } }]),
-  );
+  return aap3Vai.profileTools(theta);
 }
 
-export const aap3Payment: PredicateDefinition<Aap3Theta> = {
+export const aap3Payment: PredicateDefinition<Aap3Theta, "AAP-3"> = {
   id: "AAP-3",
   code: 3,
   caps: CAPS,
@@ -117,14 +68,13 @@ export const aap3Payment: PredicateDefinition<Aap3Theta> = {
     if (typeof x !== "object" || x === null || Array.isArray(x))
       throw new ThetaError("AAP-3 θ must be an object");
     const t = x as Record<string, unknown>;
-    const vaiForm = VAI_NAMES.some((k) => k in t);
-    if (vaiForm) {
+    if (VAI_PARAMS.some((k) => k in t)) {
       if (NAMES.some((k) => k in t)) {
         throw new ThetaError(
-          `AAP-3 θ mixes zkVAI names (${NAMES.join(", ")}) with VAI's (${VAI_NAMES.join(", ")})`,
+          `AAP-3 θ mixes zkVAI names (${NAMES.join(", ")}) with VAI's (${VAI_PARAMS.join(", ")})`,
         );
       }
-      return parseVai(t);
+      return parseVaiParams(t, { merchants: merchantList });
     }
     onlyKeys(t, [...NAMES, "vai"], "AAP-3 θ");
     const payTools = stringSet(t.payTools, "AAP-3 θ: payTools", CAPS.tools);
@@ -140,10 +90,7 @@ export const aap3Payment: PredicateDefinition<Aap3Theta> = {
     return theta;
   },
 
-  profileHints(rawParams) {
-    const theta = this.parseTheta(rawParams);
-    return theta.vai ? aap3ProfileFromVai(rawParams) : {};
-  },
+  vai: aap3Vai,
 
   checkProfile(theta, profile) {
     for (const tool of theta.payTools) {

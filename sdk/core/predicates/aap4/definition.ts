@@ -13,20 +13,18 @@
 //   (exact string match); a non-string recipient is never in it (fail-closed);
 // - the verdict reports the first violating record.
 // θ: outboundTools (1..2 tools), allowlist (≤ 24 strings), padded with 0 in-circuit.
-// VAI's names are accepted too: egress_tools, recipient_allowlist, recipient_key
-// (default "target"), grant_tool (default "recipient_grant"), revoke_tool (default
-// "recipient_revoke"), and allow_prefixes, which must be empty: VAI's prefix rule
-// has no sound circuit here (a recipient is committed as one hash, so no string
-// prefix of it can be checked). recipient_key belongs to the encoding profile
-// (aap4ProfileFromVai); the grant/revoke tools to the VAI importer
-// (aap4GrantToolsFromVai), which reads the granted value from args[recipient_key].
+// VAI's names are accepted too (egress_tools, recipient_allowlist, recipient_key,
+// grant_tool, revoke_tool, and allow_prefixes, which must be empty): ./vai.ts, with
+// the profile entries and importer option they imply.
 // Circuit: circuits/predicates/aap4_recipients.circom with the active-at gadget
 // circuits/gadgets/active_set.circom.
 import { MALFORMED_TARGET_PREFIX, callTargets } from "../../encoding.js";
 import type { GrantToolSpec } from "../../import-vai.js";
 import type { EncodingProfile } from "../../profile.js";
 import { namespaceEvents, paddedStrings, pythonRepr, stringList, checkThetaJson } from "../theta-common.js";
+import { onlyKeys } from "../theta-amounts.js";
 import { ThetaError, type PredicateDefinition } from "../types.js";
+import { aap4Vai, parseVaiKeys, parseVaiParams, VAI_PARAMS, type Aap4VaiKeys } from "./vai.js";
 
 export interface Aap4Theta {
   outboundTools: string[];
@@ -37,23 +35,9 @@ export interface Aap4Theta {
 
 const CAPS = { tools: 2, allowlist: 24 };
 const NAMES = ["outboundTools", "allowlist"] as const;
-const VAI_NAMES = [
-  "egress_tools",
-  "recipient_allowlist",
-  "allow_prefixes",
-  "recipient_key",
-  "grant_tool",
-  "revoke_tool",
-] as const;
-const VAI_DEFAULTS = { recipientKey: "target", grantTool: "recipient_grant", revokeTool: "recipient_revoke" };
 
 function fail(message: string): never {
   throw new ThetaError(message);
-}
-
-function onlyKeys(t: Record<string, unknown>, known: readonly string[], what: string): void {
-  const extra = Object.keys(t).filter((k) => !known.includes(k));
-  if (extra.length) fail(`${what}: unknown field(s) ${extra.join(", ")}; known: ${known.join(", ")}`);
 }
 
 function recipientList(x: unknown, what: string, max: number): string[] {
@@ -64,61 +48,15 @@ function recipientList(x: unknown, what: string, max: number): string[] {
   return unique;
 }
 
-function key(x: unknown, fallback: string, what: string): string {
-  if (x === undefined) return fallback;
-  if (typeof x !== "string" || x.length === 0) fail(`${what} must be a non-empty string`);
-  return x;
-}
-
-function parseVaiKeys(x: unknown): NonNullable<Aap4Theta["vai"]> {
-  if (typeof x !== "object" || x === null || Array.isArray(x)) fail("AAP-4 θ: vai must be an object");
-  const v = x as Record<string, unknown>;
-  onlyKeys(v, Object.keys(VAI_DEFAULTS), "AAP-4 θ: vai");
-  return {
-    recipientKey: key(v.recipientKey, VAI_DEFAULTS.recipientKey, "AAP-4 θ: vai.recipientKey"),
-    grantTool: key(v.grantTool, VAI_DEFAULTS.grantTool, "AAP-4 θ: vai.grantTool"),
-    revokeTool: key(v.revokeTool, VAI_DEFAULTS.revokeTool, "AAP-4 θ: vai.revokeTool"),
-  };
-}
-
-function parseVai(t: Record<string, unknown>): Aap4Theta {
-  const what = "AAP-4 params";
-  const prefixes = t.allow_prefixes ?? [];
-  if (!Array.isArray(prefixes)) fail(`${what}: allow_prefixes must be a list`);
-  if (prefixes.length > 0) {
-    fail(
-      `${what}: allow_prefixes is not supported (unsupported: recipients are committed as hashes, so a string-prefix rule cannot be proven); list the recipients in recipient_allowlist instead`,
-    );
-  }
-  const outboundTools = recipientList(t.egress_tools, `${what}: egress_tools`, CAPS.tools);
-  if (outboundTools.length === 0) fail(`${what}: egress_tools is empty, so the promise says nothing`);
-  const vai = {
-    recipientKey: key(t.recipient_key, VAI_DEFAULTS.recipientKey, `${what}: recipient_key`),
-    grantTool: key(t.grant_tool, VAI_DEFAULTS.grantTool, `${what}: grant_tool`),
-    revokeTool: key(t.revoke_tool, VAI_DEFAULTS.revokeTool, `${what}: revoke_tool`),
-  };
-  if (vai.grantTool === vai.revokeTool)
-    fail(`${what}: grant_tool and revoke_tool are both "${vai.grantTool}"`);
-  if (outboundTools.includes(vai.grantTool) || outboundTools.includes(vai.revokeTool)) {
-    fail(`${what}: a grant or revoke tool cannot also be an egress tool`);
-  }
-  return {
-    outboundTools,
-    allowlist: recipientList(t.recipient_allowlist ?? [], `${what}: recipient_allowlist`, CAPS.allowlist),
-    vai,
-  };
-}
-
-function vaiTheta(params: unknown): NonNullable<Aap4Theta["vai"]> & Aap4Theta {
+function vaiTheta(params: unknown): Aap4Theta & { vai: Aap4VaiKeys } {
   const theta = aap4Recipients.parseTheta(params);
   if (!theta.vai) fail("AAP-4: these are zkVAI θ names, which imply no profile entries or grant tools");
-  return { ...theta, ...theta.vai };
+  return theta as Aap4Theta & { vai: Aap4VaiKeys };
 }
 
 /** The encoding-profile entries VAI's AAP-4 params imply: each egress tool reads its recipients from `recipient_key`. */
 export function aap4ProfileFromVai(params: unknown): EncodingProfile["tools"] {
-  const { outboundTools, recipientKey } = vaiTheta(params);
-  return Object.fromEntries(outboundTools.map((tool) => [tool, { target: recipientKey }]));
+  return aap4Vai.profileTools(vaiTheta(params));
 }
 
 /**
@@ -126,14 +64,10 @@ export function aap4ProfileFromVai(params: unknown): EncodingProfile["tools"] {
  * `grant_tool` / `revoke_tool` become recipient grant / revoke records of args[recipient_key].
  */
 export function aap4GrantToolsFromVai(params: unknown): Record<string, GrantToolSpec> {
-  const { grantTool, revokeTool, recipientKey } = vaiTheta(params);
-  return {
-    [grantTool]: { namespace: "recipient", kind: "grant", key: recipientKey },
-    [revokeTool]: { namespace: "recipient", kind: "revoke", key: recipientKey },
-  };
+  return aap4Vai.grantTools!(vaiTheta(params));
 }
 
-export const aap4Recipients: PredicateDefinition<Aap4Theta> = {
+export const aap4Recipients: PredicateDefinition<Aap4Theta, "AAP-4"> = {
   id: "AAP-4",
   code: 4,
   caps: CAPS,
@@ -142,11 +76,11 @@ export const aap4Recipients: PredicateDefinition<Aap4Theta> = {
     checkThetaJson(x, "AAP-4");
     if (typeof x !== "object" || x === null || Array.isArray(x)) fail("AAP-4 θ must be an object");
     const t = x as Record<string, unknown>;
-    if (VAI_NAMES.some((k) => k in t)) {
+    if (VAI_PARAMS.some((k) => k in t)) {
       if (NAMES.some((k) => k in t))
-        fail(`AAP-4 θ mixes zkVAI names (${NAMES.join(", ")}) with VAI's (${VAI_NAMES.join(", ")})`);
-      onlyKeys(t, VAI_NAMES, "AAP-4 params");
-      return parseVai(t);
+        fail(`AAP-4 θ mixes zkVAI names (${NAMES.join(", ")}) with VAI's (${VAI_PARAMS.join(", ")})`);
+      onlyKeys(t, VAI_PARAMS, "AAP-4 params");
+      return parseVaiParams(t, { ...CAPS, recipients: recipientList });
     }
     onlyKeys(t, [...NAMES, "vai"], "AAP-4 θ");
     const outboundTools = recipientList(t.outboundTools, "AAP-4 θ: outboundTools", CAPS.tools);
@@ -160,13 +94,7 @@ export const aap4Recipients: PredicateDefinition<Aap4Theta> = {
     return theta;
   },
 
-  // zkVAI-named θ implies no grant tools; only VAI's names do.
-  vaiGrantTools: (rawParams) =>
-    aap4Recipients.parseTheta(rawParams).vai ? aap4GrantToolsFromVai(rawParams) : {},
-
-  profileHints(rawParams, theta) {
-    return theta.vai ? aap4ProfileFromVai(rawParams) : {};
-  },
+  vai: aap4Vai,
 
   checkProfile(theta, profile) {
     for (const tool of theta.outboundTools) {

@@ -19,25 +19,16 @@
 // θ: countedTools (≤ 2), maxCount, summedTools (≤ 2), maxSum, maxRepeat; limits are
 // integers in [0, 2^64 - 1] (maxSum in minor units). Summed tools must be read with
 // an amount, at one scale (checkProfile).
-// VAI's names are accepted too: counted_tools, max_count, summed_tools, amount_key
-// (default "amount"), max_sum, plus this project's amount_decimals (default 0).
-// amount_key and the scale belong to the encoding profile: aap5ProfileFromVai gives
-// the entries they imply; max_sum must be a whole number of minor units.
+// VAI's names are accepted too (counted_tools, max_count, summed_tools, amount_key,
+// max_sum, amount_decimals): ./vai.ts, with the profile entries they imply.
 // Circuit: circuits/predicates/aap5_limits.circom, circuits/main/aap5_limits.circom.
 import { callAmount, callArgsField, KIND, SLOT } from "../../encoding.js";
 import { repeatHints } from "../../repeats.js";
 import type { EncodingProfile } from "../../profile.js";
 import { paddedStrings, checkThetaJson } from "../theta-common.js";
 import { ThetaError, type PredicateDefinition, type Verdict } from "../types.js";
-import {
-  onlyKeys,
-  parseLimit,
-  sharedAmountScale,
-  stringSet,
-  vaiAmountLimit,
-  vaiDecimals,
-  vaiKey,
-} from "../theta-amounts.js";
+import { onlyKeys, parseLimit, sharedAmountScale, stringSet } from "../theta-amounts.js";
+import { aap5Vai, parseVaiKeys, parseVaiParams, VAI_PARAMS, type LimitNames } from "./vai.js";
 
 export interface Aap5Theta {
   countedTools: string[];
@@ -53,7 +44,6 @@ export interface Aap5Theta {
 
 const CAPS = { countedTools: 2, summedTools: 2 };
 const NAMES = ["countedTools", "maxCount", "summedTools", "maxSum", "maxRepeat"] as const;
-const VAI_NAMES = ["counted_tools", "max_count", "summed_tools", "amount_key", "max_sum"] as const;
 
 /** A limit in the θ vector: L + 1, or 0 for no limit. */
 export function encodeLimit(limit: string | undefined): bigint {
@@ -64,7 +54,7 @@ function optionalLimit(x: unknown, what: string): string | undefined {
   return x === undefined || x === null ? undefined : String(parseLimit(x, what));
 }
 
-function validate(theta: Aap5Theta, names: { counted: string; count: string; summed: string; sum: string }) {
+function validate(theta: Aap5Theta, names: LimitNames): Aap5Theta {
   const pair = (tools: string[], limit: string | undefined, toolsName: string, limitName: string) => {
     if (tools.length > 0 && limit === undefined) {
       throw new ThetaError(`AAP-5 θ: ${toolsName} is given without ${limitName}, so it limits nothing`);
@@ -83,29 +73,6 @@ function validate(theta: Aap5Theta, names: { counted: string; count: string; sum
   return theta;
 }
 
-function parseVai(t: Record<string, unknown>): Aap5Theta {
-  const what = "AAP-5 params";
-  const decimals = vaiDecimals(t.amount_decimals, `${what}: amount_decimals`);
-  const list = (x: unknown, name: string, max: number) =>
-    x === undefined ? [] : stringSet(x, `${what}: ${name}`, max);
-  const theta: Aap5Theta = {
-    countedTools: list(t.counted_tools, "counted_tools", CAPS.countedTools),
-    summedTools: list(t.summed_tools, "summed_tools", CAPS.summedTools),
-    vai: { amountKey: vaiKey(t.amount_key, "amount", `${what}: amount_key`), decimals },
-  };
-  const maxCount = optionalLimit(t.max_count, `${what}: max_count`);
-  if (maxCount !== undefined) theta.maxCount = maxCount;
-  if (t.max_sum !== undefined && t.max_sum !== null) {
-    theta.maxSum = String(vaiAmountLimit(t.max_sum, decimals, `${what}: max_sum`));
-  }
-  return validate(theta, {
-    counted: "counted_tools",
-    count: "max_count",
-    summed: "summed_tools",
-    sum: "max_sum",
-  });
-}
-
 /**
  * The encoding-profile entries that VAI's AAP-5 parameters imply: each summed tool
  * reads its amount from `amount_key` at `amount_decimals` (default 0); each counted
@@ -114,14 +81,10 @@ function parseVai(t: Record<string, unknown>): Aap5Theta {
 export function aap5ProfileFromVai(params: unknown): EncodingProfile["tools"] {
   const theta = aap5Limits.parseTheta(params);
   if (!theta.vai) throw new ThetaError("AAP-5: these are zkVAI θ names, which imply no profile entries");
-  const { amountKey, decimals } = theta.vai;
-  const tools: EncodingProfile["tools"] = {};
-  for (const tool of theta.countedTools) tools[tool] = {};
-  for (const tool of theta.summedTools) tools[tool] = { amount: { key: amountKey, decimals } };
-  return tools;
+  return aap5Vai.profileTools(theta);
 }
 
-export const aap5Limits: PredicateDefinition<Aap5Theta> = {
+export const aap5Limits: PredicateDefinition<Aap5Theta, "AAP-5"> = {
   id: "AAP-5",
   code: 5,
   caps: CAPS,
@@ -131,13 +94,13 @@ export const aap5Limits: PredicateDefinition<Aap5Theta> = {
     if (typeof x !== "object" || x === null || Array.isArray(x))
       throw new ThetaError("AAP-5 θ must be an object");
     const t = x as Record<string, unknown>;
-    if (VAI_NAMES.some((k) => k in t)) {
+    if (VAI_PARAMS.some((k) => k in t)) {
       if (NAMES.some((k) => k in t)) {
         throw new ThetaError(
-          `AAP-5 θ mixes zkVAI names (${NAMES.join(", ")}) with VAI's (${VAI_NAMES.join(", ")})`,
+          `AAP-5 θ mixes zkVAI names (${NAMES.join(", ")}) with VAI's (${VAI_PARAMS.join(", ")})`,
         );
       }
-      return parseVai(t);
+      return parseVaiParams(t, { ...CAPS, limit: optionalLimit, validate });
     }
     onlyKeys(t, [...NAMES, "vai"], "AAP-5 θ");
     const list = (v: unknown, name: string, max: number) =>
@@ -151,13 +114,7 @@ export const aap5Limits: PredicateDefinition<Aap5Theta> = {
       if (limit !== undefined) theta[name] = limit;
     }
     // A parsed θ parses to itself, with the amount key its VAI params implied.
-    if (t.vai !== undefined) {
-      const v = (typeof t.vai === "object" && t.vai !== null ? t.vai : {}) as Record<string, unknown>;
-      onlyKeys(v, ["amountKey", "decimals"], "AAP-5 θ: vai");
-      if (typeof v.amountKey !== "string" || !v.amountKey)
-        throw new ThetaError("AAP-5 θ: vai.amountKey is required");
-      theta.vai = { amountKey: v.amountKey, decimals: vaiDecimals(v.decimals, "AAP-5 θ: vai.decimals") };
-    }
+    if (t.vai !== undefined) theta.vai = parseVaiKeys(t.vai);
     return validate(theta, {
       counted: "countedTools",
       count: "maxCount",
@@ -166,9 +123,7 @@ export const aap5Limits: PredicateDefinition<Aap5Theta> = {
     });
   },
 
-  profileHints(rawParams) {
-    return this.parseTheta(rawParams).vai ? aap5ProfileFromVai(rawParams) : {};
-  },
+  vai: aap5Vai,
 
   checkProfile(theta, profile) {
     sharedAmountScale(theta.summedTools, profile, "AAP-5 θ: summed tools", theta.vai);

@@ -1,13 +1,14 @@
-// A user's check of a promise before relying on it (`vai promise check`): that the escrow and its
+// A user's check of a promise before relying on it (`vai promise check` is this behind argv): that the escrow and its
 // Poseidon(3) are the ones built here, that every verifier the promise will be settled with runs the
 // verifier the manifest's circuit compiles to (no proxy, no other code), that the promise's copy equals
 // the escrow's registry, and how much reserve is not yet earmarked for open claims.
 import type { Address } from "viem";
-import { EscrowClient, type ChainHandle } from "../../sdk/chain/escrow.js";
-import { PREDICATES } from "../../sdk/core/predicates/index.js";
+import { EscrowClient } from "../chain/escrow.js";
+import { type ChainHandle } from "../chain/network.js";
+import { PREDICATES } from "../core/predicates/index.js";
 import type { Manifest } from "../../prover/artifacts/manifest.js";
-import { SettlementInvalid } from "../../sdk/user/evidence.js";
-import { checkEscrowContracts, manifestCircuitAt } from "../../sdk/user/verify-settlement.js";
+import { SettlementInvalid } from "./evidence.js";
+import { checkEscrowContracts, manifestCircuitAt } from "./verify-settlement.js";
 
 export interface PromiseReport {
   promiseId: bigint;

@@ -1,0 +1,133 @@
+// "Does this trace keep this promise?", answered off-chain: the TS oracle's verdict, and on request a local
+// Groth16 proof with the circuit the escrow would verify a claim on that trace with. `vai check` is this
+// function behind argv; a provider runs it to try a promise on recorded traces before registering it.
+import { encodeSlots } from "../sdk/core/encoding.js";
+import { outcomeOf, capacityOfDepth, selectCircuit } from "../sdk/core/claim.js";
+import { InputError } from "../sdk/core/errors.js";
+import { vaiImportOptions, type AnyPredicate, type Verdict } from "../sdk/core/predicates/index.js";
+import type { PromiseDocument } from "../sdk/core/promise-document.js";
+import type { EncodingProfile } from "../sdk/core/profile.js";
+import type { TraceRecord } from "../sdk/core/records.js";
+import type { ImportOptions } from "../sdk/core/import-vai.js";
+import { readInstances } from "./artifacts/instances.js";
+import { circuitArtifacts, loadManifest } from "./artifacts/manifest.js";
+import { prove, verifyLocally } from "./prove.js";
+import { capacityProblem, claimInput, shapeOf } from "./witness.js";
+
+export interface Evaluation {
+  predicate: string;
+  format: string;
+  records: number;
+  /** seq is the trace's own numbering (VAI's, for an imported trace). */
+  verdict: Verdict;
+  circuit?: LocalProof;
+}
+
+export interface LocalProof {
+  name: string;
+  outcome: "violated" | "satisfied";
+  proveSeconds: number;
+  verified: boolean;
+}
+
+/** The importer options the promise's VAI dialect implies for a VAI trace. */
+export function traceImportOptions(doc: PromiseDocument): ImportOptions {
+  return vaiImportOptions(doc.predicate, doc.theta);
+}
+
+export async function evaluatePromise(
+  doc: PromiseDocument,
+  trace: { records: TraceRecord[]; seqOf: (i: number) => number; format: string },
+  opts: {
+    prove?: boolean;
+    onProve?: (circuit: string, run: () => Promise<LocalProof>) => Promise<LocalProof>;
+  } = {},
+): Promise<Evaluation> {
+  const def = doc.predicate;
+  const profile = doc.profile ?? profileFromTrace(def, doc.theta, trace.records);
+  def.checkProfile(doc.theta, profile);
+  // Every record must be committable under the profile, whether or not the predicate reads it.
+  for (const r of trace.records) encodeSlots(r, profile);
+  const verdict = def.evaluate(trace.records, doc.theta, profile);
+  const out: Evaluation = {
+    predicate: def.id,
+    format: trace.format,
+    records: trace.records.length,
+    verdict: { ...verdict, seq: verdict.seq === null ? null : trace.seqOf(verdict.seq) },
+  };
+  if (opts.prove) out.circuit = await proveLocally(def, doc.theta, profile, trace.records, opts.onProve);
+  return out;
+}
+
+/** The promise's own profile, else one built from the trace's tools and what the parameters imply. */
+function profileFromTrace(
+  def: AnyPredicate,
+  theta: unknown,
+  records: readonly TraceRecord[],
+): EncodingProfile {
+  const tools: EncodingProfile["tools"] = {};
+  for (const r of records) if (r.kind === "call") tools[r.tool] = {};
+  Object.assign(tools, def.vai.profileTools(theta));
+  return { version: 1, tools };
+}
+
+/**
+ * What would help when no built circuit holds the trace: the smallest instance in circuits/instances.json
+ * that does (and the command that builds it), or, when none does, that none can yet.
+ */
+function capacityHint(def: AnyPredicate, records: readonly TraceRecord[]): string {
+  const table = readInstances().filter((i) => i.predicate === def.id);
+  const fitting = table
+    .filter((i) => capacityProblem(def, records, 0, shapeOf(i.params)) === null)
+    .sort((a, b) => Number(a.params.depth) - Number(b.params.depth));
+  const what = `no built ${def.id} circuit holds ${records.length} records`;
+  if (fitting.length) {
+    const i = fitting[0]!;
+    const capacity = capacityOfDepth(Number(i.params.depth));
+    return `${what}; build ${i.name} (${capacity} records) with \`npm run setup -- --only ${i.name}\``;
+  }
+  const largest = Math.max(...table.map((i) => capacityOfDepth(Number(i.params.depth))));
+  return `${what}, and no ${def.id} instance in circuits/instances.json does (the largest holds ${largest}): a trace this long cannot be proven yet`;
+}
+
+/** Proves with the circuit the escrow would pick for this many records (selectCircuit), as a claim would. */
+async function proveLocally(
+  def: AnyPredicate,
+  theta: unknown,
+  profile: EncodingProfile,
+  records: readonly TraceRecord[],
+  wrap: (circuit: string, run: () => Promise<LocalProof>) => Promise<LocalProof> = (_, run) => run(),
+): Promise<LocalProof> {
+  const built = Object.entries(loadManifest().circuits)
+    .filter(([, c]) => c.predicate === def.id)
+    .map(([name, c]) => ({
+      name,
+      shape: shapeOf(c.params),
+      capacity: capacityOfDepth(Number(c.params.depth)),
+    }));
+  const chosen = selectCircuit(built, records.length);
+  if (!chosen) throw new InputError(capacityHint(def, records));
+  const problem = capacityProblem(def, records, 0, chosen.shape);
+  if (problem)
+    throw new InputError(`${chosen.name}, the circuit a claim on this trace is verified with: ${problem}`);
+  const artifacts = circuitArtifacts(chosen.name);
+  const { input } = claimInput({
+    records,
+    profile,
+    sessionSecret: 1n,
+    checkpoints: [],
+    predicate: def,
+    theta,
+    context: 0n,
+    shape: chosen.shape,
+  });
+  return wrap(chosen.name, async () => {
+    const proof = await prove(artifacts, input);
+    return {
+      name: chosen.name,
+      outcome: outcomeOf(proof.publicSignals),
+      proveSeconds: Number(proof.proveSeconds.toFixed(3)),
+      verified: await verifyLocally(artifacts, proof),
+    };
+  });
+}

@@ -1,0 +1,161 @@
+// Running a tool call that passed its checks. A known actionId replays the stored outcome, so
+// a retried call never runs its tool twice. Guard mode runs calls one at a time, so each check
+// sees the trace its call extends, and records a refusal instead of running the tool. Whatever
+// the tool returns or throws, its record is stored before the call settles.
+import type { Json } from "./core/canonical.js";
+import { Guard } from "./guard.js";
+import { messageOf } from "./core/record-checks.js";
+import type { CallRecord, RecordBody, TraceRecord } from "./core/records.js";
+import type { IdempotencyLedger } from "./session-ledger.js";
+import { errorText, recordableText, snapshotResult } from "./session-limits.js";
+import type { SessionContext } from "./session-options.js";
+import {
+  GuardRefusal,
+  RecordWriteError,
+  RecordedToolError,
+  StoreUnavailableError,
+  UnrecordableResultError,
+} from "./core/errors.js";
+
+/** The Session's side of a call: the seq its record would get, and the one way to store it. */
+export interface CallRecorder {
+  count(): number;
+  write(body: RecordBody): TraceRecord;
+}
+
+export class CallRunner {
+  /** The stored trace, kept in memory for guard mode's oracles only. */
+  private readonly trace: TraceRecord[] | undefined;
+  private readonly guard: Guard | undefined;
+  private guardTurn: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly ctx: SessionContext,
+    private readonly ledger: IdempotencyLedger,
+    private readonly recorder: CallRecorder,
+  ) {
+    this.trace = ctx.guard ? [] : undefined;
+    this.guard = ctx.guard ? new Guard(ctx.promises, ctx.profile) : undefined;
+  }
+
+  /** Takes a stored record into the guard's trace. */
+  track(record: TraceRecord): void {
+    this.trace?.push(record);
+  }
+
+  async run<T extends Json>(call: CallRecord, run: () => Promise<T>): Promise<T> {
+    const { actionId } = call;
+    if (actionId === undefined) return this.execute(call, run);
+    const claim = await this.ledger.claim(actionId, call.tool, call.args);
+    if ("seq" in claim) return this.replay<T>(claim.seq);
+    try {
+      return await this.execute(call, run);
+    } finally {
+      claim.release();
+    }
+  }
+
+  private replay<T extends Json>(seq: number): T {
+    const { store, log, sessionId } = this.ctx;
+    const record = store.record(sessionId, seq) as CallRecord;
+    log.log("info", "call.replayed", { sessionId, seq, actionId: record.actionId });
+    if (record.error !== undefined) throw new RecordedToolError(record.error, seq);
+    return record.result as T;
+  }
+
+  private execute<T extends Json>(call: CallRecord, run: () => Promise<T>): Promise<T> {
+    if (!this.guard) return this.runAndRecord(call, run);
+    const turn = this.guardTurn.then(() => this.guarded(call, run));
+    this.guardTurn = turn.then(
+      () => {},
+      () => {},
+    );
+    return turn;
+  }
+
+  private async guarded<T extends Json>(call: CallRecord, run: () => Promise<T>): Promise<T> {
+    const { store, log, sessionId } = this.ctx;
+    try {
+      store.ping();
+    } catch (e) {
+      log.log("warn", "guard.store_unavailable", { sessionId, tool: call.tool, error: messageOf(e) });
+      throw new StoreUnavailableError(`${call.tool} was not run: ${messageOf(e)}`, { cause: e });
+    }
+    const proposed: CallRecord = { ...call, seq: this.recorder.count(), ts: Date.now() };
+    const breach = this.guard!.check(this.trace!, proposed);
+    if (breach) {
+      const { promise, verdict } = breach;
+      const record = this.recorder.write({
+        ...bodyOf(call),
+        blocked: true,
+        error: recordableText(
+          `refused by guard: promises[${promise.index}] (${promise.predicate}): ${verdict.reason}`,
+        ),
+      });
+      log.log("warn", "guard.refused", {
+        sessionId,
+        seq: record.seq,
+        tool: call.tool,
+        predicate: promise.predicate,
+      });
+      throw new GuardRefusal(promise.predicate, promise.index, verdict.reason, record.seq);
+    }
+    return this.runAndRecord(call, run, (seq) => this.guard!.recorded(seq));
+  }
+
+  private async runAndRecord<T extends Json>(
+    call: CallRecord,
+    run: () => Promise<T>,
+    recorded?: (seq: number) => void,
+  ): Promise<T> {
+    const body = bodyOf(call);
+    let result: T;
+    try {
+      result = await run();
+    } catch (e) {
+      const record = this.writeAfterRun({ ...body, error: errorText(e) }, e);
+      recorded?.(record.seq);
+      throw e;
+    }
+    if (result === undefined) {
+      const record = this.writeAfterRun(body);
+      recorded?.(record.seq);
+      return result;
+    }
+    // Copied once: what is stored is the result as it was returned, and a getter or Proxy
+    // cannot make the write itself fail after the tool ran.
+    const copy = snapshotResult(result);
+    if ("error" in copy) {
+      const record = this.writeAfterRun({ ...body, error: copy.error });
+      recorded?.(record.seq);
+      throw new UnrecordableResultError(
+        `${call.tool} ran; ${copy.error} (recorded as its error at seq ${record.seq})`,
+      );
+    }
+    const record = this.writeAfterRun({ ...body, result: copy.result });
+    recorded?.(record.seq);
+    return result;
+  }
+
+  private writeAfterRun(body: RecordBody, toolError?: unknown): TraceRecord {
+    try {
+      return this.recorder.write(body);
+    } catch (e) {
+      const tool = (body as CallRecord).tool;
+      this.ctx.log.log("error", "record.lost", { sessionId: this.ctx.sessionId, tool, error: messageOf(e) });
+      const failed = toolError === undefined ? "" : ` (the tool itself failed: ${errorText(toolError)})`;
+      throw new RecordWriteError(
+        `${tool} ran, but its record could not be stored${failed}: ${messageOf(e)}`,
+        {
+          cause: e,
+        },
+      );
+    }
+  }
+}
+
+/** A checked call without its position, which the write assigns. */
+export function bodyOf(call: CallRecord): Omit<CallRecord, "seq" | "ts"> {
+  const { seq: _seq, ts: _ts, ...body } = call;
+  return body;
+}

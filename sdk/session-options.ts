@@ -1,0 +1,93 @@
+// What a Session is opened with, and Session.open's checks of it. Every option is checked, and
+// the escrow's MAX_CHECKPOINTS read, before the store is written: a bad option leaves nothing
+// behind that Session.recover would then have to resume.
+import { randomBytes } from "node:crypto";
+import { isAddress, isAddressEqual, zeroAddress, type Address, type Hex } from "viem";
+import { sessionIdProvider, type EscrowClient } from "./chain/escrow.js";
+import { resolvePolicy, type CheckpointPolicy } from "./checkpointer.js";
+import { parsePromises, type CoveringPromise, type PromiseRef } from "./guard.js";
+import { FIELD_MODULUS } from "./core/hash.js";
+import { silentLogger, type Logger } from "./log.js";
+import { parseProfile, type EncodingProfile } from "./core/profile.js";
+import { messageOf } from "./core/record-checks.js";
+import { maxCheckpointsOf } from "./session-chain.js";
+import type { TraceStore } from "./store.js";
+import { SessionOpenError } from "./core/errors.js";
+
+export function randomSecret(): bigint {
+  return BigInt(`0x${randomBytes(32).toString("hex")}`) % FIELD_MODULUS;
+}
+
+export interface SessionOptions {
+  store: TraceStore;
+  escrow: EscrowClient;
+  sessionId: Hex;
+  user: Address;
+  profile: EncodingProfile;
+  /** The session's leaf-salt secret; random by default. It never leaves the store. */
+  secret?: bigint;
+  policy?: Partial<CheckpointPolicy>;
+  /** The promises covering the session: tools they gate (AAP-1's) need an actionId, and guard mode checks them all. */
+  promises?: PromiseRef[];
+  /** Fail-closed guard mode: see call(). */
+  guard?: boolean;
+  log?: Logger;
+}
+
+/** Session.recover's options: the user, profile and secret are the store's. */
+export type RecoverOptions = Omit<SessionOptions, "user" | "profile" | "secret">;
+
+export interface CloseResult {
+  finalN: number;
+  finalRoot: bigint;
+  txHash: Hex;
+  gasUsed: bigint;
+}
+
+/** A Session's settled options, shared by the modules it delegates to. */
+export interface SessionContext {
+  store: TraceStore;
+  escrow: EscrowClient;
+  sessionId: Hex;
+  profile: EncodingProfile;
+  secret: bigint;
+  log: Logger;
+  policy: CheckpointPolicy;
+  promises: CoveringPromise[];
+  guard: boolean;
+  maxCheckpoints: number;
+}
+
+/** Session.open's options, checked and completed, or SessionOpenError (or the parsers' errors). */
+export async function openingContext(opts: SessionOptions): Promise<SessionContext> {
+  const { store, escrow, sessionId, user } = opts;
+  const profile = parseProfile(opts.profile);
+  const promises = parsePromises(opts.promises ?? [], profile);
+  const policy = resolvePolicy(opts.policy);
+  const secret = opts.secret ?? randomSecret();
+  if (!/^0x[0-9a-fA-F]{64}$/.test(sessionId))
+    throw new SessionOpenError("sessionId must be 32 bytes of 0x-hex");
+  // The escrow refuses an id not scoped to the sender; refusing it here writes nothing (chain.ts scopedSessionId).
+  const sender = escrow.wallet?.account?.address;
+  if (sender && !isAddressEqual(sessionIdProvider(sessionId), sender))
+    throw new SessionOpenError(
+      `sessionId ${sessionId} is not scoped to the provider ${sender}: its top 20 bytes must be that address (scopedSessionId)`,
+    );
+  if (!isAddress(user) || isAddressEqual(user, zeroAddress))
+    throw new SessionOpenError(`user must be a non-zero address, got ${user}`);
+  if (typeof secret !== "bigint" || secret < 0n || secret >= FIELD_MODULUS)
+    throw new SessionOpenError("secret must be a field element");
+  if (store.session(sessionId))
+    throw new SessionOpenError(
+      `session ${sessionId} is already in the trace store; Session.recover resumes it`,
+    );
+  const log = opts.log ?? silentLogger;
+  let maxCheckpoints: number;
+  try {
+    maxCheckpoints = await maxCheckpointsOf(escrow);
+  } catch (e) {
+    throw new SessionOpenError(`cannot read the escrow's MAX_CHECKPOINTS: ${messageOf(e)}`, { cause: e });
+  }
+  const ctx = { store, escrow, sessionId, profile, secret, log, policy, promises, maxCheckpoints };
+  return { ...ctx, guard: opts.guard ?? false };
+}

@@ -1,0 +1,75 @@
+// Session.recover: a session resumes from what the store holds, and only once the chain's
+// checkpoints agree with it, so a store that lost or changed acknowledged records is noticed
+// before any new record extends it. The writer claim is released again on any failure, so a
+// fixed cause can be retried in the same process.
+import type { TxResult } from "./chain/escrow.js";
+import { resolvePolicy, type Checkpointer } from "./checkpointer.js";
+import { parsePromises } from "./guard.js";
+import { silentLogger } from "./log.js";
+import type { TraceRecord } from "./core/records.js";
+import { resumeOnChain } from "./session-chain.js";
+import { claimWriter } from "./session-open.js";
+import type { RecoverOptions, SessionContext } from "./session-options.js";
+import type { StoredSession } from "./store.js";
+import { SessionRecoveryError } from "./core/errors.js";
+
+/**
+ * Builds the recovered session from its context and stored records; the checkpointer is the
+ * one it records with, reconciled here against the chain before the session is handed out.
+ */
+export type BuildRecovered<S> = (
+  ctx: SessionContext,
+  records: readonly TraceRecord[],
+  openTx: TxResult | undefined,
+) => { session: S; checkpointer: Checkpointer };
+
+export async function recoverSession<S>(opts: RecoverOptions, build: BuildRecovered<S>): Promise<S> {
+  const { store, sessionId } = opts;
+  const stored = store.session(sessionId);
+  if (!stored)
+    throw new SessionRecoveryError(`session ${sessionId} is not in the trace store; Session.open creates it`);
+  const promises = parsePromises(opts.promises ?? [], stored.profile);
+  const policy = resolvePolicy(opts.policy);
+  const log = opts.log ?? silentLogger;
+  claimWriter(store, sessionId, SessionRecoveryError);
+  try {
+    return await resume(opts, stored, { promises, policy, log }, build);
+  } catch (e) {
+    store.releaseWriter(sessionId);
+    throw e;
+  }
+}
+
+async function resume<S>(
+  opts: RecoverOptions,
+  stored: StoredSession,
+  settled: Pick<SessionContext, "promises" | "policy" | "log">,
+  build: BuildRecovered<S>,
+): Promise<S> {
+  const { store, escrow, sessionId } = opts;
+  const { promises, policy, log } = settled;
+  const records = store.records(sessionId);
+  const { maxCheckpoints, info, openTx } = await resumeOnChain(escrow, store, stored, records);
+  const ctx = { store, escrow, sessionId, profile: stored.profile, secret: stored.secret, log, policy };
+  const { session, checkpointer } = build(
+    { ...ctx, promises, maxCheckpoints, guard: opts.guard ?? false },
+    records,
+    openTx,
+  );
+  // Throws CheckpointMismatchError when a checkpoint commits records the store lost or changed.
+  await checkpointer.reconcile();
+  const { checkpoints } = checkpointer.stats;
+  if (info && checkpoints !== info.checkpointCount) {
+    throw new SessionRecoveryError(
+      `session ${sessionId}: ${checkpoints} Checkpointed events found, the escrow counts ${info.checkpointCount}; does the client's fromBlock precede the session?`,
+    );
+  }
+  checkpointer.recorded();
+  log.log("info", "session.recovered", {
+    sessionId,
+    records: records.length,
+    checkpoints,
+    reopened: !!openTx,
+  });
+  return session;
+}

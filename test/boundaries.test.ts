@@ -1,0 +1,105 @@
+// The layers import one way (README "Layout"). Every relative import and dynamic import of the product's
+// TypeScript is resolved to its file, assigned a layer by path, and checked against the table below; package
+// imports are checked where a layer must not load them (I/O in the core, Hardhat outside sdk/dev).
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "./helpers/repo.js";
+
+type Layer = "core" | "chain" | "provider" | "user" | "dev" | "artifacts" | "prover" | "cli" | "devtools";
+
+/** What each layer may import, besides itself. */
+const ALLOWED: Record<Layer, Layer[]> = {
+  core: [],
+  chain: ["core"],
+  provider: ["core", "chain"],
+  user: ["core", "chain", "artifacts"],
+  dev: ["core", "chain"],
+  artifacts: ["core", "chain"],
+  prover: ["core", "chain", "provider", "artifacts"],
+  cli: ["core", "chain", "provider", "user", "dev", "artifacts", "prover"],
+  devtools: ["core", "chain", "provider", "user", "dev", "artifacts", "prover", "cli"],
+};
+
+/** Packages a layer must not load: the core does no I/O, and only development chains load Hardhat. */
+const FORBIDDEN_PACKAGES: Partial<Record<Layer, RegExp>> = {
+  core: /^(node:(fs|fs\/promises|child_process|net|http|https|os|worker_threads)|better-sqlite3|snarkjs|hardhat|solc)$/,
+  chain: /^hardhat$/,
+  provider: /^(hardhat|snarkjs)$/,
+  user: /^hardhat$/,
+  artifacts: /^hardhat$/,
+  prover: /^hardhat$/,
+};
+
+function layerOf(rel: string): Layer | undefined {
+  if (rel.startsWith("sdk/core/")) return "core";
+  if (rel.startsWith("sdk/chain/")) return "chain";
+  if (rel.startsWith("sdk/user/")) return "user";
+  if (rel.startsWith("sdk/dev/")) return "dev";
+  if (rel.startsWith("sdk/")) return "provider";
+  if (rel.startsWith("prover/artifacts/")) return "artifacts";
+  if (rel.startsWith("prover/")) return "prover";
+  if (rel.startsWith("scripts/cli/") || rel.startsWith("bin/")) return "cli";
+  if (rel.startsWith("scripts/")) return "devtools";
+  return undefined;
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(path.join(REPO_ROOT, dir)).flatMap((name) => {
+    const rel = `${dir}/${name}`;
+    if (name === "generated" || name === "node_modules") return [];
+    if (statSync(path.join(REPO_ROOT, rel)).isDirectory()) return sources(rel);
+    return /\.(ts|mjs)$/.test(name) && !name.endsWith(".d.ts") ? [rel] : [];
+  });
+}
+
+const IMPORT =
+  /(?:^|[^\w.])(?:import|export)\s[^;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/gs;
+
+function importsOf(rel: string): string[] {
+  const text = readFileSync(path.join(REPO_ROOT, rel), "utf8").replace(/^\s*\/\/.*$/gm, "");
+  return [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2]);
+}
+
+function resolve(from: string, spec: string): string {
+  return path.posix.normalize(path.posix.join(path.posix.dirname(from), spec)).replace(/\.js$/, ".ts");
+}
+
+const files = ["sdk", "prover", "scripts", "bin"].flatMap(sources);
+
+describe("import boundaries", () => {
+  it("finds the product's sources in every layer", () => {
+    const layers = new Set(files.map(layerOf));
+    for (const l of Object.keys(ALLOWED)) expect(layers, l).toContain(l);
+  });
+
+  it("every import goes one way: the core imports only itself, and nothing imports the CLI or dev tools", () => {
+    const broken: string[] = [];
+    for (const file of files) {
+      const from = layerOf(file)!;
+      for (const spec of importsOf(file)) {
+        if (!spec.startsWith(".")) {
+          if (FORBIDDEN_PACKAGES[from]?.test(spec)) broken.push(`${file} (${from}) loads package ${spec}`);
+          continue;
+        }
+        const target = resolve(file, spec);
+        const to = layerOf(target);
+        if (to === undefined) {
+          broken.push(`${file} imports ${target}, outside the layered tree`);
+          continue;
+        }
+        if (to !== from && !ALLOWED[from].includes(to))
+          broken.push(`${file} (${from}) imports ${target} (${to})`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it("the checker itself catches a wrong-way import", () => {
+    expect(ALLOWED.core.includes(layerOf("sdk/session.ts")!)).toBe(false);
+    expect(ALLOWED.prover.includes(layerOf("scripts/cli/common.ts")!)).toBe(false);
+    expect(ALLOWED.cli.includes(layerOf("scripts/bench/cli.ts")!)).toBe(false);
+    expect(importsOf("sdk/session.ts").some((s) => s.endsWith("/chain/escrow.js"))).toBe(true);
+    expect(FORBIDDEN_PACKAGES.core!.test("node:fs")).toBe(true);
+  });
+});
