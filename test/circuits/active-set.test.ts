@@ -12,6 +12,7 @@ import {
   signalsMatching,
   witnessFails,
   type TestCircuit,
+  PROPERTY_TIMEOUT_MS,
 } from "../helpers/circuit.js";
 
 const N = 4;
@@ -173,53 +174,57 @@ describe(`ActiveIn over EventLog (capacity ${N}, ${E} event slots, θ set of ${P
     expect(outs(w2)).toEqual([1n, 1n, 1n, 1n]);
   });
 
-  it("equals the TS model on 300 random event lists and queries, and has no witness past E events", async () => {
-    const value = fc.constantFrom(0n, 11n, 12n, 13n);
-    const recArb = fc.record({
-      active: fc.boolean(),
-      kind: fc.constantFrom(
-        KIND.call,
-        KIND.blocked,
-        KIND.authorization,
-        KIND.grant,
-        KIND.revoke,
-        KIND.grant,
-        KIND.revoke,
-      ),
-      tool: fc.constantFrom(NS, NS, OTHER_NS),
-      value,
-    });
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(recArb, { minLength: N, maxLength: N }),
-        fc.array(value, { minLength: P, maxLength: P }),
-        fc.array(value, { minLength: N, maxLength: N }),
-        async (recs, initial, query) => {
-          if (recs.filter(isEvent).length > E) {
-            await expect(c.witness(input(recs, initial, query))).rejects.toThrow();
-            return;
-          }
-          const w = await c.witness(input(recs, initial, query));
-          expect(outs(w)).toEqual(query.map((v, i) => model(recs, initial, v, i)));
-        },
-      ),
-      { numRuns: 300 },
-    );
-    // Random lists rarely hold E + 1 events; these always do.
-    const eventArb = fc.record({
-      active: fc.constant(true),
-      kind: fc.constantFrom(KIND.grant, KIND.revoke),
-      tool: fc.constant(NS),
-      value,
-    });
-    await fc.assert(
-      fc.asyncProperty(fc.array(eventArb, { minLength: E + 1, maxLength: N }), async (events) => {
-        const recs = [...events, ...filler(N - events.length)];
-        await expect(c.witness(input(recs, [0n, 0n], [11n, 11n, 11n, 11n]))).rejects.toThrow();
-      }),
-      { numRuns: 20 },
-    );
-  });
+  it(
+    "equals the TS model on 300 random event lists and queries, and has no witness past E events",
+    async () => {
+      const value = fc.constantFrom(0n, 11n, 12n, 13n);
+      const recArb = fc.record({
+        active: fc.boolean(),
+        kind: fc.constantFrom(
+          KIND.call,
+          KIND.blocked,
+          KIND.authorization,
+          KIND.grant,
+          KIND.revoke,
+          KIND.grant,
+          KIND.revoke,
+        ),
+        tool: fc.constantFrom(NS, NS, OTHER_NS),
+        value,
+      });
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(recArb, { minLength: N, maxLength: N }),
+          fc.array(value, { minLength: P, maxLength: P }),
+          fc.array(value, { minLength: N, maxLength: N }),
+          async (recs, initial, query) => {
+            if (recs.filter(isEvent).length > E) {
+              await expect(c.witness(input(recs, initial, query))).rejects.toThrow();
+              return;
+            }
+            const w = await c.witness(input(recs, initial, query));
+            expect(outs(w)).toEqual(query.map((v, i) => model(recs, initial, v, i)));
+          },
+        ),
+        { numRuns: 300 },
+      );
+      // Random lists rarely hold E + 1 events; these always do.
+      const eventArb = fc.record({
+        active: fc.constant(true),
+        kind: fc.constantFrom(KIND.grant, KIND.revoke),
+        tool: fc.constant(NS),
+        value,
+      });
+      await fc.assert(
+        fc.asyncProperty(fc.array(eventArb, { minLength: E + 1, maxLength: N }), async (events) => {
+          const recs = [...events, ...filler(N - events.length)];
+          await expect(c.witness(input(recs, [0n, 0n], [11n, 11n, 11n, 11n]))).rejects.toThrow();
+        }),
+        { numRuns: 20 },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
   it("forged compaction, slots, running state, hits, events, grant flags and outputs break a constraint", async () => {
     // 11 is declared, revoked at 1, granted at 2; 12 granted at 0.

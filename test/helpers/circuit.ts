@@ -188,3 +188,9 @@ export async function witnessFails(circuit: TestCircuit, input: Record<string, u
     return true;
   }
 }
+
+/**
+ * The time a wide property test (hundreds of witnesses) may take. Their cost is the work, not a wait, so the
+ * limit only has to catch a hang: generous enough that a loaded 2-core machine never trips it.
+ */
+export const PROPERTY_TIMEOUT_MS = 900_000;

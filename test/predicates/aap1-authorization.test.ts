@@ -15,7 +15,14 @@ import { AUTHORITIES, DECISIONS, SCOPES, parseRecord, type TraceRecord } from ".
 import { claimInput, type Checkpoint, type CircuitInput } from "../../prover/witness.js";
 import { rawSlotsInput } from "../helpers/inputs.js";
 import { compileInstance, instance } from "../helpers/instance.js";
-import { forge, signalsMatching, witnessFails, type TestCircuit, expectVerdict } from "../helpers/circuit.js";
+import {
+  forge,
+  signalsMatching,
+  witnessFails,
+  type TestCircuit,
+  expectVerdict,
+  PROPERTY_TIMEOUT_MS,
+} from "../helpers/circuit.js";
 
 const INSTANCE = instance("aap1_n8");
 const SHAPE = { depth: INSTANCE.params.depth, checkpoints: INSTANCE.params.checkpoints };
@@ -218,29 +225,35 @@ describe("circuit = oracle on random traces", () => {
     acceptedAuthorities: fc.subarray([...AUTHORITIES]),
   });
 
-  it("agrees on 300 random traces of 0..8 records, with random θ and checkpoints", async () => {
-    const seen = { violated: 0, satisfied: 0 };
-    await fc.assert(
-      fc.asyncProperty(
-        traceArb,
-        thetaArb,
-        fc.array(fc.nat(7), { maxLength: 4 }),
-        async (records, rawTheta, cps) => {
-          const theta = aap1Authorization.parseTheta(rawTheta);
-          const at = [
-            ...new Set(cps.map((x) => (records.length ? 1 + (x % records.length) : 0)).filter((x) => x > 0)),
-          ].sort((a, b) => a - b);
-          const { input: honest, verdict } = input(records, theta, at);
-          seen[verdict.violated ? "violated" : "satisfied"]++;
-          await expectVerdict(circuit, honest, verdict.violated);
-        },
-      ),
-      { numRuns: 300 },
-    );
-    // The generator must exercise both verdicts, not only the easy one.
-    expect(seen.violated).toBeGreaterThan(60);
-    expect(seen.satisfied).toBeGreaterThan(60);
-  });
+  it(
+    "agrees on 300 random traces of 0..8 records, with random θ and checkpoints",
+    async () => {
+      const seen = { violated: 0, satisfied: 0 };
+      await fc.assert(
+        fc.asyncProperty(
+          traceArb,
+          thetaArb,
+          fc.array(fc.nat(7), { maxLength: 4 }),
+          async (records, rawTheta, cps) => {
+            const theta = aap1Authorization.parseTheta(rawTheta);
+            const at = [
+              ...new Set(
+                cps.map((x) => (records.length ? 1 + (x % records.length) : 0)).filter((x) => x > 0),
+              ),
+            ].sort((a, b) => a - b);
+            const { input: honest, verdict } = input(records, theta, at);
+            seen[verdict.violated ? "violated" : "satisfied"]++;
+            await expectVerdict(circuit, honest, verdict.violated);
+          },
+        ),
+        { numRuns: 300 },
+      );
+      // The generator must exercise both verdicts, not only the easy one.
+      expect(seen.violated).toBeGreaterThan(60);
+      expect(seen.satisfied).toBeGreaterThan(60);
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 });
 
 describe("forged witnesses against the cross-record scan", () => {

@@ -11,7 +11,14 @@ import type { EncodingProfile } from "../../sdk/core/profile.js";
 import type { TraceRecord } from "../../sdk/core/records.js";
 import { claimInput, shapeOf, type Checkpoint, type CircuitInput } from "../../prover/witness.js";
 import { compileInstance, instance } from "../helpers/instance.js";
-import { forge, signalsMatching, witnessFails, type TestCircuit, expectVerdict } from "../helpers/circuit.js";
+import {
+  forge,
+  signalsMatching,
+  witnessFails,
+  type TestCircuit,
+  expectVerdict,
+  PROPERTY_TIMEOUT_MS,
+} from "../helpers/circuit.js";
 
 const INSTANCE = instance("aap2_n8");
 const SHAPE = shapeOf(INSTANCE.params);
@@ -146,33 +153,39 @@ function decidedByGrants(records: readonly TraceRecord[], theta: Aap2Theta): boo
 }
 
 describe("circuit = oracle on random traces", () => {
-  it("agrees on 300 random traces of 0..8 records (depth 3), and refuses the flipped outcome", async () => {
-    let violated = 0;
-    let grantsMatter = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        traceArb,
-        thetaArb,
-        fc.array(fc.nat(8), { maxLength: 4 }),
-        async (records, rawTheta, cps) => {
-          const theta = aap2Scope.parseTheta(rawTheta);
-          const at = [
-            ...new Set(cps.map((x) => (records.length ? 1 + (x % records.length) : 0)).filter((x) => x > 0)),
-          ].sort((a, b) => a - b);
-          const { input: honest, verdict } = input(records, theta, at);
-          await expectVerdict(circuit, honest, verdict.violated);
-          if (verdict.violated) violated++;
-          if (decidedByGrants(records, theta)) grantsMatter++;
-        },
-      ),
-      { numRuns: 300 },
-    );
-    // Both verdicts are well represented.
-    expect(violated).toBeGreaterThan(60);
-    expect(violated).toBeLessThan(270);
-    // Coverage: in enough traces a grant or revoke changed whether a checked call was covered.
-    expect(grantsMatter).toBeGreaterThanOrEqual(12);
-  });
+  it(
+    "agrees on 300 random traces of 0..8 records (depth 3), and refuses the flipped outcome",
+    async () => {
+      let violated = 0;
+      let grantsMatter = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          traceArb,
+          thetaArb,
+          fc.array(fc.nat(8), { maxLength: 4 }),
+          async (records, rawTheta, cps) => {
+            const theta = aap2Scope.parseTheta(rawTheta);
+            const at = [
+              ...new Set(
+                cps.map((x) => (records.length ? 1 + (x % records.length) : 0)).filter((x) => x > 0),
+              ),
+            ].sort((a, b) => a - b);
+            const { input: honest, verdict } = input(records, theta, at);
+            await expectVerdict(circuit, honest, verdict.violated);
+            if (verdict.violated) violated++;
+            if (decidedByGrants(records, theta)) grantsMatter++;
+          },
+        ),
+        { numRuns: 300 },
+      );
+      // Both verdicts are well represented.
+      expect(violated).toBeGreaterThan(60);
+      expect(violated).toBeLessThan(270);
+      // Coverage: in enough traces a grant or revoke changed whether a checked call was covered.
+      expect(grantsMatter).toBeGreaterThanOrEqual(12);
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 });
 
 // aap2_n1024 is built with the lean Poseidon template (circuits/gadgets/poseidon.circom), which circom2

@@ -12,7 +12,14 @@ import type { TraceRecord } from "../../sdk/core/records.js";
 import { claimInput, shapeOf, WitnessError, type Checkpoint } from "../../prover/witness.js";
 import { agentDojoCases } from "../helpers/agentdojo.js";
 import { compileInstance, instance } from "../helpers/instance.js";
-import { forge, signalsMatching, witnessFails, type TestCircuit, expectVerdict } from "../helpers/circuit.js";
+import {
+  forge,
+  signalsMatching,
+  witnessFails,
+  type TestCircuit,
+  expectVerdict,
+  PROPERTY_TIMEOUT_MS,
+} from "../helpers/circuit.js";
 
 const INSTANCE = instance("aap4_n16");
 const SHAPE = shapeOf(INSTANCE.params);
@@ -195,22 +202,26 @@ function decidedByGrants(records: readonly TraceRecord[]): boolean {
 }
 
 describe("circuit = oracle on random traces", () => {
-  it("agrees on 300 random traces of 0..8 records with grants and revokes, with random checkpoints", async () => {
-    let grantsMatter = 0;
-    await fc.assert(
-      fc.asyncProperty(traceArb, fc.array(fc.nat(8), { maxLength: 4 }), async (records, cps) => {
-        const at = [
-          ...new Set(cps.map((x) => (records.length ? 1 + (x % records.length) : 0)).filter((x) => x > 0)),
-        ].sort((a, b) => a - b);
-        const { input: honest, verdict } = input(records, PROFILE, THETA, at, SMALL_SHAPE);
-        await expectVerdict(small, honest, verdict.violated);
-        if (decidedByGrants(records)) grantsMatter++;
-      }),
-      { numRuns: 300 },
-    );
-    // Coverage: in enough traces a grant or revoke changed whether some recipient was allowed.
-    expect(grantsMatter).toBeGreaterThanOrEqual(25);
-  });
+  it(
+    "agrees on 300 random traces of 0..8 records with grants and revokes, with random checkpoints",
+    async () => {
+      let grantsMatter = 0;
+      await fc.assert(
+        fc.asyncProperty(traceArb, fc.array(fc.nat(8), { maxLength: 4 }), async (records, cps) => {
+          const at = [
+            ...new Set(cps.map((x) => (records.length ? 1 + (x % records.length) : 0)).filter((x) => x > 0)),
+          ].sort((a, b) => a - b);
+          const { input: honest, verdict } = input(records, PROFILE, THETA, at, SMALL_SHAPE);
+          await expectVerdict(small, honest, verdict.violated);
+          if (decidedByGrants(records)) grantsMatter++;
+        }),
+        { numRuns: 300 },
+      );
+      // Coverage: in enough traces a grant or revoke changed whether some recipient was allowed.
+      expect(grantsMatter).toBeGreaterThanOrEqual(25);
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 });
 
 describe("event capacity", () => {

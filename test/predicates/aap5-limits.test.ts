@@ -15,7 +15,14 @@ import type { TraceRecord } from "../../sdk/core/records.js";
 import { claimInput, type CircuitInput } from "../../prover/witness.js";
 import { rawSlotsInput } from "../helpers/inputs.js";
 import { compileInstance, instance } from "../helpers/instance.js";
-import { forge, signalsMatching, witnessFails, type TestCircuit, expectVerdict } from "../helpers/circuit.js";
+import {
+  forge,
+  signalsMatching,
+  witnessFails,
+  type TestCircuit,
+  expectVerdict,
+  PROPERTY_TIMEOUT_MS,
+} from "../helpers/circuit.js";
 
 const INSTANCE = instance("aap5_n8");
 const SHAPE = { depth: INSTANCE.params.depth, checkpoints: INSTANCE.params.checkpoints };
@@ -254,20 +261,24 @@ describe("circuit = oracle on random traces (capacity 8)", () => {
     return { theta, records, profile: profileAt(decimals) };
   }
 
-  it("agrees on 300 random traces of 0..8 records, and the flipped outcome has no witness", async () => {
-    let violated = 0;
-    await fc.assert(
-      fc.asyncProperty(caseArb, async (c) => {
-        const { theta, records, profile } = build(c);
-        const { input: honest, verdict } = input(records, theta, profile);
-        violated += verdict.violated ? 1 : 0;
-        await expectVerdict(circuit, honest, verdict.violated);
-      }),
-      { numRuns: 300 },
-    );
-    expect(violated).toBeGreaterThan(50);
-    expect(violated).toBeLessThan(280);
-  });
+  it(
+    "agrees on 300 random traces of 0..8 records, and the flipped outcome has no witness",
+    async () => {
+      let violated = 0;
+      await fc.assert(
+        fc.asyncProperty(caseArb, async (c) => {
+          const { theta, records, profile } = build(c);
+          const { input: honest, verdict } = input(records, theta, profile);
+          violated += verdict.violated ? 1 : 0;
+          await expectVerdict(circuit, honest, verdict.violated);
+        }),
+        { numRuns: 300 },
+      );
+      expect(violated).toBeGreaterThan(50);
+      expect(violated).toBeLessThan(280);
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 });
 
 describe("edge witnesses", () => {
