@@ -3,7 +3,7 @@
 // verify locally, and settle through the escrow. Refuses with a clear error, and
 // sends nothing, when the store and the chain disagree: the claim then defaults,
 // which is the protocol's answer to a provider that cannot prove.
-import type { Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { ClaimStatus, type EscrowClient } from "../sdk/chain/escrow.js";
 import { encodeRecord } from "../sdk/core/encoding.js";
 import { accumulate } from "../sdk/core/hash.js";
@@ -16,7 +16,7 @@ import {
 } from "../sdk/core/predicates/index.js";
 import type { TraceRecord } from "../sdk/core/records.js";
 import type { TraceStore } from "../sdk/store.js";
-import { capacityOfDepth, selectCircuit } from "../sdk/core/claim.js";
+import { capacityOfDepth, selectCircuit, verdictLabel } from "../sdk/core/claim.js";
 import { circuitArtifacts, loadManifest } from "./artifacts/manifest.js";
 import { prove, verifyLocally, type ProofResult } from "./prove.js";
 import { capacityProblem, claimInput, shapeOf } from "./witness.js";
@@ -50,13 +50,28 @@ export class SessionNotClosedError extends ClaimError {
   }
 }
 
-export interface ClaimAnswer {
+/** A claim proven and checked, not yet sent: what a dry run reports. */
+export interface ProvenClaim {
   claimId: bigint;
   verdict: Verdict;
   circuit: string;
   proveSeconds: number;
+  /** The 8 words settle() takes. */
+  proof: readonly bigint[];
+}
+
+export interface ClaimAnswer extends ProvenClaim {
   settleGas: bigint;
   txHash: Hex;
+  beneficiary: Address;
+  amount: bigint;
+}
+
+export interface AnswerOptions {
+  /** Wraps each stage (progress reporting); the default runs it. */
+  step?: <T>(label: string, run: () => Promise<T>) => Promise<T>;
+  /** Runs after the store is checked against the chain, before proving (e.g. the verifier's code check). */
+  beforeProving?: (prepared: PreparedClaim) => Promise<void>;
 }
 
 /** Everything the proof needs, checked against the chain; throws before any transaction. */
@@ -163,23 +178,50 @@ export async function checkPublicInputs(
   }
 }
 
+/**
+ * Everything but the settle transaction: the store checked against the chain, the proof made and verified
+ * locally, and its public inputs compared with those the escrow will rebuild. Sends nothing.
+ */
+export async function proveClaimChecked(
+  store: TraceStore,
+  escrow: EscrowClient,
+  claimId: bigint,
+  opts: AnswerOptions = {},
+): Promise<ProvenClaim> {
+  const step = opts.step ?? ((_label, run) => run());
+  const prepared = await step("check the store against the chain", async () => {
+    const p = await prepareClaim(store, escrow, claimId);
+    await opts.beforeProving?.(p);
+    return p;
+  });
+  const { artifacts, verdict } = prepared;
+  const proof = await step(`prove ${verdictLabel(verdict.violated)} with ${artifacts.name}`, () =>
+    proveClaim(prepared),
+  );
+  await step("check the public inputs against the escrow's", () =>
+    checkPublicInputs(escrow, claimId, verdict.violated, proof),
+  );
+  return { claimId, verdict, circuit: artifacts.name, proveSeconds: proof.proveSeconds, proof: proof.words };
+}
+
+/** Proves the claim (proveClaimChecked) and settles it on-chain. */
 export async function answerClaim(
   store: TraceStore,
   escrow: EscrowClient,
   claimId: bigint,
+  opts: AnswerOptions = {},
 ): Promise<ClaimAnswer> {
-  const prepared = await prepareClaim(store, escrow, claimId);
-  const { artifacts, verdict } = prepared;
-  const proof = await proveClaim(prepared);
-  await checkPublicInputs(escrow, claimId, verdict.violated, proof);
-  const tx = await escrow.settle(claimId, proof.words, verdict.violated);
+  const proven = await proveClaimChecked(store, escrow, claimId, opts);
+  const step = opts.step ?? ((_label, run) => run());
+  const tx = await step("settle on-chain", () =>
+    escrow.settle(claimId, proven.proof, proven.verdict.violated),
+  );
   return {
-    claimId,
-    verdict,
-    circuit: artifacts.name,
-    proveSeconds: proof.proveSeconds,
+    ...proven,
     settleGas: tx.gasUsed,
     txHash: tx.txHash,
+    beneficiary: tx.beneficiary,
+    amount: tx.amount,
   };
 }
 

@@ -23,6 +23,7 @@ import {
   sha256Hex,
   tempName,
   writeFileAtomic,
+  isAlive,
 } from "./zkfiles.js";
 
 /** What a compile leaves in its folder's state.json (setup adds its key stages' fields beside these). */
@@ -259,15 +260,6 @@ async function compileInPlace(job: CompileJob & { dir: string }, key: string, te
   }
   await save();
   return result(job, job.dir, key, state, false);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** The default layout: one folder per key, published whole, with one compiler per key at a time. */

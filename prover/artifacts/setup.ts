@@ -28,7 +28,7 @@ import {
 } from "./circuit-build.js";
 import { formatSeconds, Progress } from "./progress.js";
 import { DEV_BANNER, DEV_DIRECT_PATH, ptauStepCount, resolvePtau, type PtauChoice } from "./ptau.js";
-import { runTool, sha256File, writeFileAtomic } from "./zkfiles.js";
+import { runTool, sha256File, writeFileAtomic, isAlive } from "./zkfiles.js";
 import { writeEscrowAbi } from "./escrow-abi.js";
 
 const USAGE = `usage: npx tsx scripts/setup.ts [options]
@@ -188,15 +188,6 @@ function printSummary(manifest: Manifest, built: Built[], started: number): void
     );
   }
   console.log(out.join("\n"));
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** Two setups at once (a dev run and `npm test`) would rebuild the same files under each other. */

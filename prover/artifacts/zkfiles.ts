@@ -213,3 +213,13 @@ export function runTool(
     });
   });
 }
+
+/** Whether a process (a lock holder) still runs; EPERM means it does, under another user. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

@@ -1,7 +1,8 @@
 // vai prove: answer a claim with a Groth16 proof from the provider's store, and settle it on-chain.
 import { formatEther } from "viem";
-import { prepareClaim } from "../../prover/claims.js";
-import { prove, releaseProver, verifyLocally } from "../../prover/prove.js";
+import { answerClaim, proveClaimChecked, type PreparedClaim } from "../../prover/claims.js";
+import { releaseProver } from "../../prover/prove.js";
+import type { Verdict } from "../../sdk/core/predicates/types.js";
 import { Progress } from "../../prover/artifacts/progress.js";
 import {
   CHAIN_OPTIONS,
@@ -15,7 +16,6 @@ import {
 import { USAGE } from "./usage.js";
 import { connect, openStore, parseRole } from "./connect.js";
 import { checkVerifierCode } from "../../sdk/user/evidence.js";
-import { verdictLabel } from "../../sdk/core/claim.js";
 
 export const proveCommand: Command = {
   usage: USAGE.prove,
@@ -36,59 +36,32 @@ export const proveCommand: Command = {
       if (!store)
         throw new InputError(`trace store ${config.store} does not exist (set VAI_STORE or --store)`);
       const progress = new Progress({ total: dryRun ? 3 : 4 });
+      const opts = {
+        step: <T>(label: string, run: () => Promise<T>) => progress.step(label, run),
+        // A verifier built from other keys (setup rerun since deployment) would reject the proof on-chain.
+        beforeProving: async (prepared: PreparedClaim) => {
+          const { verifier } = await escrow.verifierOf(claimId);
+          await checkVerifierCode(escrow.chain, verifier, prepared.artifacts.name);
+        },
+      };
       try {
-        const { artifacts, input, verdict } = await progress.step(
-          "check the store against the chain",
-          async () => {
-            const prepared = await prepareClaim(store, escrow, claimId);
-            // A verifier built from other keys (setup rerun since deployment) would reject the proof on-chain.
-            const { verifier } = await escrow.verifierOf(claimId);
-            await checkVerifierCode(escrow.chain, verifier, prepared.artifacts.name);
-            return prepared;
-          },
-        );
-        const proof = await progress.step(
-          `prove ${verdictLabel(verdict.violated)} with ${artifacts.name}`,
-          () => prove(artifacts, input),
-        );
-        await progress.step("verify the proof locally", async () => {
-          if (!(await verifyLocally(artifacts, proof))) throw new Error("the proof does not verify locally");
-          const expected = await escrow.publicInputs(claimId, verdict.violated);
-          if (expected.some((x, i) => x !== proof.publicSignals[i]))
-            throw new Error("the proof's public inputs differ from those the escrow will rebuild");
-        });
-        const base = {
-          claimId,
-          verdict,
-          circuit: artifacts.name,
-          proveSeconds: Number(proof.proveSeconds.toFixed(3)),
-          proof: proof.words,
-        };
+        const said = (v: Verdict) => (v.violated ? `violated at seq ${v.seq}: ${v.reason}` : "satisfied");
         if (dryRun) {
-          output(values.json, { ...base, settled: false }, () => [
-            `claim ${claimId}: ${verdict.violated ? `violated at seq ${verdict.seq}: ${verdict.reason}` : "satisfied"}`,
-            `  proof with ${artifacts.name} in ${base.proveSeconds}s verifies locally; --dry-run: nothing sent`,
+          const p = await proveClaimChecked(store, escrow, claimId, opts);
+          const proveSeconds = Number(p.proveSeconds.toFixed(3));
+          output(values.json, { ...p, proveSeconds, settled: false }, () => [
+            `claim ${claimId}: ${said(p.verdict)}`,
+            `  proof with ${p.circuit} in ${proveSeconds}s verifies locally; --dry-run: nothing sent`,
           ]);
           return;
         }
-        const tx = await progress.step("settle on-chain", () =>
-          escrow.settle(claimId, proof.words, verdict.violated),
-        );
-        output(
-          values.json,
-          {
-            ...base,
-            settled: true,
-            txHash: tx.txHash,
-            gasUsed: tx.gasUsed,
-            beneficiary: tx.beneficiary,
-            amount: tx.amount,
-          },
-          () => [
-            `claim ${claimId} settled: ${verdict.violated ? `violated at seq ${verdict.seq}: ${verdict.reason}` : "satisfied"}`,
-            `  ${formatEther(tx.amount)} ETH credited to ${tx.beneficiary}; proof ${base.proveSeconds}s with ${artifacts.name}; tx ${tx.txHash} (${tx.gasUsed} gas)`,
-          ],
-        );
+        const a = await answerClaim(store, escrow, claimId, opts);
+        const proveSeconds = Number(a.proveSeconds.toFixed(3));
+        const { settleGas, ...rest } = a;
+        output(values.json, { ...rest, proveSeconds, settled: true, gasUsed: settleGas }, () => [
+          `claim ${claimId} settled: ${said(a.verdict)}`,
+          `  ${formatEther(a.amount)} ETH credited to ${a.beneficiary}; proof ${proveSeconds}s with ${a.circuit}; tx ${a.txHash} (${settleGas} gas)`,
+        ]);
       } finally {
         store.close();
         await releaseProver();
