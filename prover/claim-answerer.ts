@@ -180,16 +180,9 @@ export class ClaimAnswerer {
   /** A claim past its proof window can only default; proving it would waste the proof. */
   private async assertProofWindowOpen(claimId: bigint, filedAt: bigint, signal?: AbortSignal): Promise<void> {
     const { publicClient } = this.deps.escrow.chain;
-    this.proofWindow ??= (await this.rpc(
-      "PROOF_WINDOW",
-      () =>
-        publicClient.readContract({
-          address: this.deps.escrow.address,
-          abi: this.deps.escrow.abi,
-          functionName: "PROOF_WINDOW",
-        }),
-      signal,
-    )) as bigint;
+    this.proofWindow ??= (
+      await this.rpc("PROOF_WINDOW", () => this.deps.escrow.constants(), signal)
+    ).proofWindow;
     const { timestamp } = await this.rpc(
       "getBlock",
       () => publicClient.getBlock({ blockTag: "latest" }),

@@ -225,6 +225,18 @@ export async function answerClaim(
   };
 }
 
+/** Among the manifest's circuits of a predicate, the one the escrow's rule picks for n records. */
+export function builtCircuitFor(predicateId: string, n: number) {
+  const built = Object.entries(loadManifest().circuits)
+    .filter(([, c]) => c.predicate === predicateId)
+    .map(([name, c]) => ({
+      name,
+      shape: shapeOf(c.params),
+      capacity: capacityOfDepth(Number(c.params.depth)),
+    }));
+  return selectCircuit(built, n);
+}
+
 /**
  * The circuit the escrow will verify with: among the built circuits of the predicate, the one the escrow's
  * rule picks for n records (selectCircuit, sdk/core/claim.ts). A larger circuit with more event slots would
@@ -236,14 +248,7 @@ export function pickCircuit<Theta>(
   records: readonly TraceRecord[],
   checkpoints: number,
 ) {
-  const built = Object.entries(loadManifest().circuits)
-    .filter(([, c]) => c.predicate === predicate.id)
-    .map(([name, c]) => ({
-      name,
-      shape: shapeOf(c.params),
-      capacity: capacityOfDepth(Number(c.params.depth)),
-    }));
-  const chosen = selectCircuit(built, records.length);
+  const chosen = builtCircuitFor(predicate.id, records.length);
   if (!chosen) {
     throw new ClaimError(
       `no ${predicate.id} circuit holds ${records.length} records and ${checkpoints} checkpoints; build a larger instance`,

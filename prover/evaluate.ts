@@ -2,7 +2,7 @@
 // Groth16 proof with the circuit the escrow would verify a claim on that trace with. `vai check` is this
 // function behind argv; a provider runs it to try a promise on recorded traces before registering it.
 import { encodeSlots } from "../sdk/core/encoding.js";
-import { outcomeOf, capacityOfDepth, selectCircuit } from "../sdk/core/claim.js";
+import { outcomeOf, capacityOfDepth } from "../sdk/core/claim.js";
 import { InputError } from "../sdk/core/errors.js";
 import { vaiImportOptions, type AnyPredicate, type Verdict } from "../sdk/core/predicates/index.js";
 import type { PromiseDocument } from "../sdk/core/promise-document.js";
@@ -10,7 +10,8 @@ import type { EncodingProfile } from "../sdk/core/profile.js";
 import type { TraceRecord } from "../sdk/core/records.js";
 import type { ImportOptions } from "../sdk/core/import-vai.js";
 import { readInstances } from "./artifacts/instances.js";
-import { circuitArtifacts, loadManifest } from "./artifacts/manifest.js";
+import { circuitArtifacts } from "./artifacts/manifest.js";
+import { builtCircuitFor } from "./claims.js";
 import { prove, verifyLocally } from "./prove.js";
 import { capacityProblem, claimInput, shapeOf } from "./witness.js";
 
@@ -98,14 +99,7 @@ async function proveLocally(
   records: readonly TraceRecord[],
   wrap: (circuit: string, run: () => Promise<LocalProof>) => Promise<LocalProof> = (_, run) => run(),
 ): Promise<LocalProof> {
-  const built = Object.entries(loadManifest().circuits)
-    .filter(([, c]) => c.predicate === def.id)
-    .map(([name, c]) => ({
-      name,
-      shape: shapeOf(c.params),
-      capacity: capacityOfDepth(Number(c.params.depth)),
-    }));
-  const chosen = selectCircuit(built, records.length);
+  const chosen = builtCircuitFor(def.id, records.length);
   if (!chosen) throw new InputError(capacityHint(def, records));
   const problem = capacityProblem(def, records, 0, chosen.shape);
   if (problem)

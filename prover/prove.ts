@@ -1,14 +1,15 @@
 // Groth16 proving and local verification with snarkjs, in-process.
 import { readFileSync } from "node:fs";
 import * as snarkjs from "snarkjs";
-import { packProof } from "../sdk/core/claim.js";
+import { packProof, type Groth16ProofJson } from "../sdk/core/claim.js";
 import type { CircuitArtifacts } from "./artifacts/manifest.js";
 import { warmProver } from "./warm-prover.js";
 import type { CircuitInput } from "./witness.js";
 import { ZkvaiError } from "../sdk/core/errors.js";
 
 export interface ProofResult {
-  proof: snarkjs.Groth16Proof;
+  /** snarkjs' proof object, typed in the core so the package's types need no @types/snarkjs. */
+  proof: Groth16ProofJson;
   publicSignals: bigint[];
   /** [a0, a1, b00, b01, b10, b11, c0, c1] in the EVM's limb order. */
   words: bigint[];
@@ -43,7 +44,7 @@ export async function prove(artifacts: CircuitArtifacts, input: CircuitInput): P
 export async function verifyLocally(artifacts: CircuitArtifacts, result: ProofResult): Promise<boolean> {
   await warmProver();
   const vkey = JSON.parse(readFileSync(artifacts.vkey, "utf8"));
-  return snarkjs.groth16.verify(vkey, result.publicSignals.map(String), result.proof);
+  return snarkjs.groth16.verify(vkey, result.publicSignals.map(String), result.proof as snarkjs.Groth16Proof);
 }
 
 /** snarkjs keeps worker threads alive; call once when a process is done proving. */

@@ -214,21 +214,10 @@ export class ClaimWatcher {
     const to = head - this.confirmations;
     for (let from = this.state.cursor() + 1n; from <= to; from += SCAN_CHUNK_BLOCKS) {
       const chunkEnd = from + SCAN_CHUNK_BLOCKS - 1n < to ? from + SCAN_CHUNK_BLOCKS - 1n : to;
-      const logs = await this.rpc(
-        "getLogs",
-        () =>
-          publicClient.getContractEvents({
-            address: this.escrow.address,
-            abi: this.escrow.abi,
-            eventName: "ClaimFiled",
-            fromBlock: from,
-            toBlock: chunkEnd,
-          }),
-        signal,
-      );
+      const logs = await this.rpc("getLogs", () => this.escrow.claimsFiled(from, chunkEnd), signal);
       const mine: FoundClaim[] = [];
       for (const l of logs) {
-        const a = l.args as { claimId: bigint; sessionId: Hex; promiseId: bigint };
+        const a = l.args;
         // Only sessions in this provider's store are its business (another provider's, or one never recorded).
         if (!this.store.session(a.sessionId)) {
           this.log.log("debug", "claim.skipped", { claimId: a.claimId, sessionId: a.sessionId });
@@ -238,7 +227,7 @@ export class ClaimWatcher {
           claimId: a.claimId,
           sessionId: a.sessionId,
           promiseId: a.promiseId,
-          block: l.blockNumber!,
+          block: l.blockNumber,
         });
       }
       const added = this.state.recordScan(chunkEnd, mine);

@@ -5,7 +5,15 @@
 // installed `vai --help`. Exits non-zero, with the failing step's output, on any failure.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,6 +44,15 @@ function sh(cmd: string, args: string[], opts: { cwd: string; env?: NodeJS.Proce
   return r.stdout;
 }
 
+// The agent proves with the checkout's test circuits and installs from the npm cache that `npm ci` filled:
+// .ci/run runs this after `npm ci` and `npm test`, which guarantee both.
+if (!existsSync(path.join(ROOT, "build", "manifest.json"))) {
+  console.error(
+    "package smoke test: build/manifest.json is missing; run `npm test` (or `npm run setup -- --group test`) first",
+  );
+  process.exit(2);
+}
+
 const work = mkdtempSync(path.join(tmpdir(), "zkvai-package-"));
 try {
   step("npm run build (dist/: tsc's JavaScript and .d.ts)", () => sh(NPM, ["run", "build"], { cwd: ROOT }));
@@ -54,9 +71,9 @@ try {
   const shipped = packed[0].files.map((f) => f.path);
   for (const must of ["dist/sdk/index.js", "dist/sdk/index.d.ts", "dist/prover/index.js", "bin/vai.mjs"])
     if (!shipped.includes(must)) throw new Error(`the tarball lacks ${must}`);
-  for (const never of shipped.filter(
-    (f) => /^(test|scripts\/bench)\//.test(f) || (f.endsWith(".ts") && !f.endsWith(".d.ts")),
-  ))
+  // Dev tools and tests never ship, as sources or compiled.
+  const devOnly = (f: string) => /^(dist\/)?(test|scripts\/bench|scripts\/lib)\//.test(f);
+  for (const never of shipped.filter((f) => devOnly(f) || (f.endsWith(".ts") && !f.endsWith(".d.ts"))))
     throw new Error(`the tarball ships ${never}, which is not part of the package`);
 
   // The project: zkvai from the tarball; every other package at exactly the version and integrity our lockfile

@@ -28,9 +28,7 @@ export function maxCheckpointsOf(escrow: EscrowClient): Promise<number> {
   const key = `${escrow.chain.chainId}:${escrow.address.toLowerCase()}`;
   let max = maxCheckpointsByEscrow.get(key);
   if (!max) {
-    max = escrow.chain.publicClient
-      .readContract({ address: escrow.address, abi: escrow.abi, functionName: "MAX_CHECKPOINTS" })
-      .then(Number);
+    max = escrow.constants().then((c) => c.maxCheckpoints);
     max.catch(() => maxCheckpointsByEscrow.delete(key));
     maxCheckpointsByEscrow.set(key, max);
   }
@@ -156,17 +154,10 @@ async function closedOnChain(
     );
   }
   try {
-    const client = escrow.chain.publicClient;
-    const [event] = await client.getContractEvents({
-      address: escrow.address,
-      abi: escrow.abi,
-      eventName: "SessionClosed",
-      args: { sessionId },
-      fromBlock: escrow.fromBlock,
-      toBlock: "latest",
-    });
-    const receipt = await client.getTransactionReceipt({ hash: event.transactionHash });
-    return { txHash: event.transactionHash, gasUsed: receipt.gasUsed };
+    const event = await escrow.closeOf(sessionId);
+    if (!event) return undefined;
+    const receipt = await escrow.chain.publicClient.getTransactionReceipt({ hash: event.txHash });
+    return { txHash: event.txHash, gasUsed: receipt.gasUsed };
   } catch {
     return undefined;
   }

@@ -67,7 +67,7 @@ export async function openingContext(opts: SessionOptions): Promise<SessionConte
   const secret = opts.secret ?? randomSecret();
   if (!/^0x[0-9a-fA-F]{64}$/.test(sessionId))
     throw new SessionOpenError("sessionId must be 32 bytes of 0x-hex");
-  // The escrow refuses an id not scoped to the sender; refusing it here writes nothing (chain.ts scopedSessionId).
+  // The escrow refuses an id not scoped to the sender; refusing it here writes nothing (sdk/chain/escrow.ts scopedSessionId).
   const sender = escrow.wallet?.account?.address;
   if (sender && !isAddressEqual(sessionIdProvider(sessionId), sender))
     throw new SessionOpenError(

@@ -1,4 +1,4 @@
-// The per-instance stages of scripts/setup.ts: circom2 compile (compile.ts, into build/circuits/<name>),
+// The per-instance stages of prover/artifacts/setup.ts: circom2 compile (compile.ts, into build/circuits/<name>),
 // Groth16 phase 2, vkey and verifier export. Each stage is keyed by a content hash recorded in
 // build/circuits/<name>/state.json only after all of its outputs are in place, so an interrupted run is
 // redone rather than trusted.

@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { artifactsRoot, buildDir } from "../../sdk/chain/locations.js";
+import { InputError } from "../../sdk/core/errors.js";
 
 /** The manifest's path relative to the artifacts root (the parent of the build directory). */
 export const MANIFEST_PATH = "build/manifest.json";
@@ -79,24 +80,29 @@ export function manifestSha256(root: string = artifactsRoot()): string {
     .digest("hex");
 }
 
-// Not cached: the file is small and setup may rewrite it while a long-lived process (a test run) is alive.
-export function loadManifest(root: string = artifactsRoot()): Manifest {
-  const file = path.resolve(root, MANIFEST_PATH);
-  if (!existsSync(file)) {
-    throw new Error(`${file} not found: run \`npm run setup\` to build the circuits first`);
-  }
+/** A manifest file that is missing or is not a zkVAI manifest (bad input: nothing was built or sent). */
+export class ManifestError extends InputError {
+  static override readonly code: string = "BAD_MANIFEST";
+  override name = "ManifestError";
+}
+
+/** Reads and checks a manifest file: the one parser, for the prover, the build and the user-side verifier. */
+export function readManifest(file: string, hint = ""): Manifest {
+  if (!existsSync(file)) throw new ManifestError(`manifest ${file} does not exist${hint}`);
   let manifest: Manifest;
   try {
     manifest = JSON.parse(readFileSync(file, "utf8")) as Manifest;
   } catch (error) {
-    throw new Error(`${file} is not valid JSON (${(error as Error).message}): run \`npm run setup\` again`);
+    throw new ManifestError(`manifest ${file} is not readable JSON (${(error as Error).message})${hint}`);
   }
-  if (manifest.version !== 1) {
-    throw new Error(
-      `${file} has version ${String(manifest.version)}, expected 1: run \`npm run setup\` again`,
-    );
-  }
+  if (manifest?.version !== 1 || typeof manifest.circuits !== "object" || manifest.circuits === null)
+    throw new ManifestError(`manifest ${file} is not a version 1 zkVAI manifest${hint}`);
   return manifest;
+}
+
+// Not cached: the file is small and setup may rewrite it while a long-lived process (a test run) is alive.
+export function loadManifest(root: string = artifactsRoot()): Manifest {
+  return readManifest(path.resolve(root, MANIFEST_PATH), ": run `npm run setup` to build the circuits");
 }
 
 function entry(name: string, root: string): CircuitEntry {

@@ -30,6 +30,8 @@ import { formatSeconds, Progress } from "./progress.js";
 import { DEV_BANNER, DEV_DIRECT_PATH, ptauStepCount, resolvePtau, type PtauChoice } from "./ptau.js";
 import { runTool, sha256File, writeFileAtomic, isAlive } from "./zkfiles.js";
 import { writeEscrowAbi } from "./escrow-abi.js";
+import { BUILD_DIR_ENV, buildDir } from "../../sdk/chain/locations.js";
+import { InputError } from "../../sdk/core/errors.js";
 
 const USAGE = `usage: npx tsx scripts/setup.ts [options]
 
@@ -210,6 +212,24 @@ async function acquireLock(): Promise<() => Promise<void>> {
 }
 
 /** The whole setup for `args` (this script's flags); `vai setup` calls it too. Undefined for --help. */
+/**
+ * Setup builds into the build/ of the zkvai tree it runs in. circom2 runs under WASI and reaches only files below
+ * that tree, circomlib included, which is why an installed package (whose dependencies npm hoists out of it)
+ * does not build: a provider builds in a checkout and points ZKVAI_BUILD_DIR at that build.
+ */
+function assertBuildableHere(): void {
+  const here = path.join(ROOT, "build");
+  if (buildDir() !== here)
+    throw new InputError(
+      `setup writes ${here}, but ${BUILD_DIR_ENV} names ${buildDir()}: unset it to build here, or run setup in the tree it names`,
+    );
+  if (!existsSync(path.join(ROOT, "node_modules", "circomlib", "circuits")))
+    throw new InputError(
+      `setup compiles circuits inside a checkout of zkvai, with its own node_modules (circom reaches only files under ${ROOT}); ` +
+        "clone zkvai, run `npm ci && npm run setup` there, and point ZKVAI_BUILD_DIR at its build/",
+    );
+}
+
 export async function runSetup(args: string[]): Promise<Manifest | undefined> {
   const started = Date.now();
   const { values } = parseArgs({
@@ -227,6 +247,7 @@ export async function runSetup(args: string[]): Promise<Manifest | undefined> {
     console.log(USAGE);
     return undefined;
   }
+  assertBuildableHere();
 
   const table = await loadInstances(path.resolve(values.instances));
   const selected = table.filter(

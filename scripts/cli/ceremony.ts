@@ -176,7 +176,7 @@ async function run(command: string, v: Values): Promise<{ code: number; out: Rec
         "utf8",
       );
       let sol = (await snarkjs.zKey.exportSolidityVerifier(zkey, { groth16: template }, log)) as string;
-      // scripts/setup.ts names each verifier after its circuit; keep that so hardhat artifacts do not collide.
+      // setup (prover/artifacts/setup.ts) names each verifier after its circuit; keep that so hardhat artifacts do not collide.
       if (v.contract) sol = sol.replace(/\bcontract Groth16Verifier\b/, `contract ${v.contract}`);
       writeFileSync(vkeyOut, JSON.stringify(vkey, null, 2) + "\n");
       writeFileSync(solOut, sol);

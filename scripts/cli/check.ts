@@ -9,13 +9,17 @@ import { evaluatePromise, traceImportOptions } from "../../prover/evaluate.js";
 import { releaseProver } from "../../prover/prove.js";
 import { Progress } from "../../prover/artifacts/progress.js";
 import { InputError, readJsonFile } from "./common.js";
+import { PREDICATE_LIST } from "../../sdk/core/predicates/index.js";
+
+/** The registered predicates, as usage texts name them: one of "AAP-1" | "AAP-2" | … */
+const PREDICATE_NAMES = PREDICATE_LIST.map((p) => JSON.stringify(p.id)).join(" | ");
 
 export const CHECK_USAGE = `usage: vai check --promise <promise.json> --trace <records.jsonl> [--prove]
 
 Evaluates the promise on the trace and prints one JSON object:
   {predicate, records, verdict: {violated, seq, reason}}; with --prove also
   {circuit: {name, outcome, proveSeconds, verified}} from a local Groth16 proof.
-promise.json: {"predicate": "AAP-1".."AAP-5" or VAI's name, "params": {...}, "profile"?: {...}}
+promise.json: {"predicate": ${PREDICATE_NAMES} or VAI's name, "params": {...}, "profile"?: {...}}
   params use zkVAI's θ names or VAI's parameter names; "profile" is the encoding
   profile (needed for zkVAI traces whose tools the params do not describe).
 records.jsonl: one record per line, zkVAI's format or VAI's ActionRecord.

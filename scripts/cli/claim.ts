@@ -16,10 +16,7 @@ import {
 } from "./common.js";
 import { USAGE } from "./usage.js";
 import { connect, parseRole } from "./connect.js";
-import { verdictLabel } from "../../sdk/core/claim.js";
-
-/** Escrow.PROOF_WINDOW: the provider's time to answer a claim with a proof. */
-const PROOF_WINDOW = 3n * 24n * 3600n;
+import { claimResolution } from "../../sdk/user/claim-status.js";
 
 export const claimCommand: Command = {
   usage: USAGE.claim,
@@ -53,7 +50,7 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
     const { escrow } = await connect(values, { role: parseRole(values.as, "user"), wallet: true });
     const tx = await escrow.fileClaim(sessionId, promiseId, bond);
     const claim = await escrow.claim(tx.claimId);
-    const proofWindowEndsAt = claim.filedAt + PROOF_WINDOW;
+    const proofWindowEndsAt = claim.filedAt + (await escrow.constants()).proofWindow;
     output(
       values.json,
       { claimId: tx.claimId, sessionId, promiseId, bond, proofWindowEndsAt, txHash: tx.txHash },
@@ -70,8 +67,8 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
     const { escrow, chain } = await connect(values, { wallet: false });
     const claim = await escrow.claim(claimId);
     const now = (await chain.publicClient.getBlock()).timestamp;
-    const proofWindowEndsAt = claim.filedAt + PROOF_WINDOW;
-    const resolution = await resolutionOf(escrow, claimId, claim.status);
+    const proofWindowEndsAt = claim.filedAt + (await escrow.constants()).proofWindow;
+    const resolution = await claimResolution(escrow, claimId, claim.status);
     const status = ClaimStatus[claim.status].toLowerCase();
     const result = { claimId, ...claim, status, proofWindowEndsAt, resolution };
     output(values.json, result, () => [
@@ -99,53 +96,5 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
     );
   },
 };
-
-export interface Resolution {
-  event: "ClaimSettled" | "ClaimDefaulted";
-  txHash: Hex;
-  blockNumber: bigint;
-  violated?: boolean;
-  beneficiary: Address;
-  amount: bigint;
-  summary: string;
-}
-
-/** The event that closed the claim, if it is closed. */
-export async function resolutionOf(
-  escrow: EscrowClient,
-  claimId: bigint,
-  status: ClaimStatus,
-): Promise<Resolution | undefined> {
-  const eventName = {
-    [ClaimStatus.Settled]: "ClaimSettled",
-    [ClaimStatus.Defaulted]: "ClaimDefaulted",
-  }[status as number] as Resolution["event"] | undefined;
-  if (!eventName) return undefined;
-  const logs = await escrow.chain.publicClient.getContractEvents({
-    address: escrow.address,
-    abi: escrow.abi,
-    eventName,
-    args: { claimId },
-    fromBlock: escrow.fromBlock,
-    toBlock: "latest",
-  });
-  const log = logs[0];
-  if (!log) return undefined;
-  const a = log.args as { violated?: boolean; beneficiary: Address; amount: bigint };
-  const { beneficiary, amount } = a;
-  const summary =
-    eventName === "ClaimSettled"
-      ? `settled by proof: ${verdictLabel(a.violated === true)}, ${formatEther(amount)} ETH to ${beneficiary}`
-      : `defaulted (no proof in time): ${formatEther(amount)} ETH to ${beneficiary}`;
-  return {
-    event: eventName,
-    txHash: log.transactionHash!,
-    blockNumber: log.blockNumber!,
-    violated: a.violated,
-    beneficiary,
-    amount,
-    summary,
-  };
-}
 
 const iso = (seconds: bigint) => new Date(Number(seconds) * 1000).toISOString();

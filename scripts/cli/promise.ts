@@ -10,9 +10,9 @@ import {
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { parsePromiseDocument } from "../../sdk/core/promise-document.js";
 import { registerPromise } from "../../sdk/promises.js";
-import { manifestPath } from "../../prover/artifacts/manifest.js";
+import { manifestPath, readManifest } from "../../prover/artifacts/manifest.js";
 import { checkPromise, type PromiseReport } from "../../sdk/user/check-promise.js";
-import { readManifestFile, SettlementInvalid } from "../../sdk/user/evidence.js";
+import { SettlementInvalid } from "../../sdk/user/evidence.js";
 import {
   AlreadyReported,
   CHAIN_OPTIONS,
@@ -113,7 +113,7 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
       ["promiseId"],
     );
     const promiseId = parsePromiseId(positionals[0]);
-    const manifest = readManifestFile(path.resolve(values.manifest ?? manifestPath()));
+    const manifest = readManifest(path.resolve(values.manifest ?? manifestPath()));
     const { chain, deployment } = await connect(values, { wallet: false });
     let report: PromiseReport;
     try {

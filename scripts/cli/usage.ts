@@ -1,6 +1,5 @@
 // Every `vai` command's help text, in a module with no dependencies: `vai <command> --help` answers without
 // loading viem, snarkjs or the prover.
-
 export const CHAIN_FLAGS_HELP = `common options:
   --rpc-url <url>      JSON-RPC endpoint (env VAI_RPC_URL; default http://127.0.0.1:8545)
   --deployment <file>  deployment file (env VAI_DEPLOYMENT; default .vai/deployment.json)
@@ -53,7 +52,7 @@ exit codes: 0 deployed, 1 a transaction failed, 2 bad input or configuration`,
 
   vai promise register --file promise.json [--payout <eth>] [--reserve <eth>]
       registers a promise backed by a reserve; keeps its θ in the trace store for proving.
-      promise.json: {"predicate": "AAP-1".."AAP-5", "params": {...} (or "theta"), "profile": {...},
+      promise.json: {"predicate": a registered id (e.g. "AAP-4"), "params": {...} (or "theta"), "profile": {...},
                      "payout"?: "<eth>", "reserve"?: "<eth>"}; flags override the file's amounts,
       and the reserve defaults to the payout.
   vai promise fund <promiseId> --amount <eth>     adds to the reserve (anyone may)

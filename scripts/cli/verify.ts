@@ -1,6 +1,6 @@
 // vai verify: a user's independent check that a settlement followed from a valid proof.
 import path from "node:path";
-import { manifestPath } from "../../prover/artifacts/manifest.js";
+import { manifestPath, readManifest } from "../../prover/artifacts/manifest.js";
 import { releaseProver } from "../../prover/prove.js";
 import {
   AlreadyReported,
@@ -17,7 +17,7 @@ import {
 import { USAGE } from "./usage.js";
 import { loadConfig, rpcUrlFor } from "./config.js";
 import { connect, openChain } from "./connect.js";
-import { readManifestFile, SettlementInvalid } from "../../sdk/user/evidence.js";
+import { SettlementInvalid } from "../../sdk/user/evidence.js";
 import {
   SettlementUncheckable,
   verifySettlement,
@@ -45,7 +45,7 @@ export const verifyCommand: Command = {
       );
       const claimId = parseClaimId(positionals[0]);
       const manifestFile = path.resolve(values.manifest ?? manifestPath());
-      const manifest = readManifestFile(manifestFile);
+      const manifest = readManifest(manifestFile);
       if (values["from-block"] !== undefined && values.escrow === undefined)
         throw new InputError("--from-block goes with --escrow (the deployment file has its own)");
       let target: { chain: Awaited<ReturnType<typeof openChain>>; escrow: `0x${string}`; fromBlock: bigint };

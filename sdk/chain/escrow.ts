@@ -17,6 +17,17 @@ import {
 import type { ProofWords, PublicInputs } from "../core/claim.js";
 import { PROOF_WORDS } from "../core/claim.js";
 import { deployContract, receiptOf, type Deployed } from "./artifacts.js";
+import {
+  ClaimStatus,
+  type ClaimFiledEvent,
+  type ClaimInfo,
+  type Logged,
+  type Payment,
+  type PromiseInfo,
+  type RegisterPromiseArgs,
+  type SessionInfo,
+  type TxResult,
+} from "./escrow-types.js";
 import { ESCROW_ABI } from "./generated/escrow-abi.js";
 import type { ChainHandle, Wallet } from "./network.js";
 
@@ -85,75 +96,16 @@ export function sessionIdProvider(sessionId: Hex): Address {
 
 // ------------------------------------------------------------------------------------------------ escrow client
 
-export enum ClaimStatus {
-  None = 0,
-  Open = 1,
-  Settled = 2,
-  Defaulted = 3,
-}
-
-export interface PromiseInfo {
-  provider: Address;
-  predicateId: number;
-  nonce: bigint;
-  paramsHash: bigint;
-  profileHash: bigint;
-  payout: bigint;
-  reserve: bigint;
-  capacities: readonly number[];
-  verifiers: readonly Address[];
-  /** Block time of retirePromise; 0n while the promise is active. */
-  retiredAt: bigint;
-  retiredNonce: bigint;
-  /** Claims filed and not yet settled, defaulted or withdrawn. */
-  openClaims: number;
-  reserveWithdrawn: boolean;
-}
-
-export interface SessionInfo {
-  provider: Address;
-  user: Address;
-  profileHash: bigint;
-  lastN: number;
-  checkpointCount: number;
-  acc: bigint;
-  closed: boolean;
-  finalN: number;
-  finalRoot: bigint;
-  closedAt: bigint;
-  nonce: bigint;
-}
-
-export interface ClaimInfo {
-  sessionId: Hex;
-  promiseId: bigint;
-  claimant: Address;
-  bond: bigint;
-  filedAt: bigint;
-  status: ClaimStatus;
-}
-
-export interface TxResult {
-  gasUsed: bigint;
-  txHash: Hex;
-}
-
+export {
+  ClaimStatus,
+  type ClaimInfo,
+  type Payment,
+  type PromiseInfo,
+  type RegisterPromiseArgs,
+  type SessionInfo,
+  type TxResult,
+} from "./escrow-types.js";
 type Sent<T> = Promise<TxResult & T>;
-
-/** What settle() and claimDefault() credited, and to whom (withdrawn later with withdraw()). */
-export interface Payment {
-  beneficiary: Address;
-  amount: bigint;
-}
-
-export interface RegisterPromiseArgs {
-  predicateId: number;
-  paramsHash: bigint;
-  profileHash: bigint;
-  payout: bigint;
-  /** Initial reserve, at least `payout`; defaults to `payout`. */
-  value?: bigint;
-}
 
 const UINT256_MAX = 2n ** 256n - 1n;
 
@@ -361,6 +313,84 @@ export class EscrowClient {
     return logs
       .sort((x, y) => Number(x.blockNumber - y.blockNumber) || x.logIndex - y.logIndex)
       .map(({ args: { n, root, acc } }) => ({ n, root, acc }));
+  }
+
+  /** The escrow's fixed windows (seconds) and checkpoint cap: immutable, so callers may cache them. */
+  async constants(): Promise<{ proofWindow: bigint; claimWindow: bigint; maxCheckpoints: number }> {
+    const read = <F extends "PROOF_WINDOW" | "CLAIM_WINDOW" | "MAX_CHECKPOINTS">(functionName: F) =>
+      this.chain.publicClient.readContract({ ...this.contract, functionName });
+    const [proofWindow, claimWindow, maxCheckpoints] = await Promise.all([
+      read("PROOF_WINDOW"),
+      read("CLAIM_WINDOW"),
+      read("MAX_CHECKPOINTS"),
+    ]);
+    return { proofWindow, claimWindow, maxCheckpoints: Number(maxCheckpoints) };
+  }
+
+  /** ClaimFiled events in [fromBlock, toBlock], in chain order. */
+  async claimsFiled(fromBlock: bigint, toBlock: bigint): Promise<Logged<ClaimFiledEvent>[]> {
+    const logs = await this.chain.publicClient.getContractEvents({
+      ...this.contract,
+      eventName: "ClaimFiled",
+      fromBlock,
+      toBlock,
+      strict: true,
+    });
+    return logs.map((l) => ({
+      args: l.args,
+      txHash: l.transactionHash,
+      blockNumber: l.blockNumber,
+      logIndex: l.logIndex,
+    }));
+  }
+
+  /** The ClaimSettled events of a claim (one once it is settled by proof, none before). */
+  async settlementsOf(claimId: bigint): Promise<Logged<Payment & { claimId: bigint; violated: boolean }>[]> {
+    const logs = await this.chain.publicClient.getContractEvents({
+      ...this.contract,
+      eventName: "ClaimSettled",
+      args: { claimId },
+      fromBlock: this.fromBlock,
+      toBlock: "latest",
+      strict: true,
+    });
+    return logs.map((l) => ({
+      args: l.args,
+      txHash: l.transactionHash,
+      blockNumber: l.blockNumber,
+      logIndex: l.logIndex,
+    }));
+  }
+
+  /** The ClaimDefaulted events of a claim (one once it defaulted). */
+  async defaultsOf(claimId: bigint): Promise<Logged<Payment & { claimId: bigint }>[]> {
+    const logs = await this.chain.publicClient.getContractEvents({
+      ...this.contract,
+      eventName: "ClaimDefaulted",
+      args: { claimId },
+      fromBlock: this.fromBlock,
+      toBlock: "latest",
+      strict: true,
+    });
+    return logs.map((l) => ({
+      args: l.args,
+      txHash: l.transactionHash,
+      blockNumber: l.blockNumber,
+      logIndex: l.logIndex,
+    }));
+  }
+
+  /** The SessionClosed event of a session, if it was closed. */
+  async closeOf(sessionId: Hex): Promise<Logged<{ finalN: number; finalRoot: bigint }> | undefined> {
+    const [l] = await this.chain.publicClient.getContractEvents({
+      ...this.contract,
+      eventName: "SessionClosed",
+      args: { sessionId },
+      fromBlock: this.fromBlock,
+      toBlock: "latest",
+      strict: true,
+    });
+    return l && { args: l.args, txHash: l.transactionHash, blockNumber: l.blockNumber, logIndex: l.logIndex };
   }
 
   // -------------------------------------------------------------------------------------------- plumbing

@@ -20,14 +20,14 @@
 //   sdk/core/records.ts       BAD_RECORD, RECORD_TOO_LARGE
 //   sdk/chain/deployment.ts   BAD_DEPLOYMENT
 //   sdk/store.ts              STORE_CONFLICT, STORE_FAILED
-//   sdk/user                  SETTLEMENT_INVALID, BAD_MANIFEST, SETTLEMENT_UNCHECKABLE
+//   sdk/user                  SETTLEMENT_INVALID, SETTLEMENT_UNCHECKABLE
 //   prover/claims.ts          TRACE_MISMATCH, CLAIM_ERROR, CLAIM_NOT_OPEN, SESSION_NOT_CLOSED
 //   prover/claim-answerer.ts  CLAIM_REFUSED
 //   prover/prove.ts           PROOF_FAILED
 //   prover/rpc-retry.ts       RPC_UNAVAILABLE
 //   prover/watcher-state.ts   WATCHER_LOCKED
 //   prover/witness.ts         WITNESS_FAILED
-//   prover/artifacts          TOOL_FAILED
+//   prover/artifacts          TOOL_FAILED, BAD_MANIFEST
 //   scripts/cli               ALREADY_REPORTED, BAD_CEREMONY_USAGE
 
 /**

@@ -1,6 +1,6 @@
 // The one TypeScript mirror of every hash the circuits and the escrow compute.
 // circuits/gadgets/*.circom and contracts/Escrow.sol must agree with this file;
-// test/parity.test.ts holds the three of them to it.
+// test/contracts/poseidon-parity.test.ts, test/circuits/poseidon.test.ts and test/circuits/gadgets.test.ts hold the three of them to it.
 import * as P from "poseidon-lite";
 import { encodeAbiParameters, keccak256, toBytes, type Address, type Hex } from "viem";
 import { wellFormed } from "./canonical.js";

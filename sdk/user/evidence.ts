@@ -10,30 +10,13 @@ import type { Address, Hex } from "viem";
 import { artifactsRoot, hardhatArtifactsDir } from "../chain/locations.js";
 import type { ChainHandle } from "../chain/network.js";
 import { loadManifest, type Manifest } from "../../prover/artifacts/manifest.js";
-import { InputError, ZkvaiError } from "../core/errors.js";
+export { ManifestError } from "../../prover/artifacts/manifest.js";
+import { ZkvaiError } from "../core/errors.js";
 
 /** A link of the chain of evidence that does not hold; its message is the reason. */
 export class SettlementInvalid extends ZkvaiError {
   static override readonly code: string = "SETTLEMENT_INVALID";
   override name = "SettlementInvalid";
-}
-/** A manifest file that is missing or is not a zkVAI manifest. */
-export class ManifestError extends InputError {
-  static override readonly code: string = "BAD_MANIFEST";
-  override name = "ManifestError";
-}
-
-export function readManifestFile(file: string): Manifest {
-  if (!existsSync(file)) throw new ManifestError(`manifest ${file} does not exist`);
-  let manifest: Manifest;
-  try {
-    manifest = JSON.parse(readFileSync(file, "utf8")) as Manifest;
-  } catch (e) {
-    throw new ManifestError(`manifest ${file} is not readable JSON: ${(e as Error).message}`);
-  }
-  if (manifest?.version !== 1 || typeof manifest.circuits !== "object")
-    throw new ManifestError(`manifest ${file} is not a version 1 zkVAI manifest`);
-  return manifest;
 }
 
 const sha256 = (data: Buffer | string) => createHash("sha256").update(data).digest("hex");

@@ -10,5 +10,6 @@ export {
   type SettlementReport,
 } from "./verify-settlement.js";
 export { checkPromise, type PromiseReport } from "./check-promise.js";
-export { ManifestError, readManifestFile, SettlementInvalid } from "./evidence.js";
+export { SettlementInvalid } from "./evidence.js";
+export { ManifestError, readManifest } from "../../prover/artifacts/manifest.js";
 export { rpcChain, type ChainHandle } from "../chain/network.js";

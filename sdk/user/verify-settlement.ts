@@ -8,6 +8,7 @@ import path from "node:path";
 import * as snarkjs from "snarkjs";
 import { decodeFunctionData, getAddress, isAddressEqual, type Abi, type Address, type Hex } from "viem";
 import { ClaimStatus, EscrowClient, POSEIDON3_ABI } from "../chain/escrow.js";
+import { ESCROW_ABI } from "../chain/generated/escrow-abi.js";
 import { artifactsRoot, hardhatArtifactsDir } from "../chain/locations.js";
 import type { ChainHandle } from "../chain/network.js";
 import { describeError } from "../chain/retry.js";
@@ -24,6 +25,7 @@ import {
   manifestPath as defaultManifestPath,
   type CircuitEntry,
   type Manifest,
+  readManifest,
 } from "../../prover/artifacts/manifest.js";
 import {
   checkVkeyInSource,
@@ -31,7 +33,6 @@ import {
   compiled,
   manifestFile,
   recompiledBytecode,
-  readManifestFile,
   rel,
   sameCode,
   SettlementInvalid,
@@ -113,15 +114,7 @@ export async function manifestCircuitAt(
 export async function checkPoseidon3(chain: ChainHandle, escrowAddress: Address): Promise<string> {
   const poseidon3 = await chain.publicClient.readContract({
     address: escrowAddress,
-    abi: [
-      {
-        type: "function",
-        name: "POSEIDON3",
-        stateMutability: "view",
-        inputs: [],
-        outputs: [{ type: "address" }],
-      },
-    ],
+    abi: ESCROW_ABI,
     functionName: "POSEIDON3",
   });
   if (!sameCode(await codeAt(chain, poseidon3), compiled("contracts/PoseidonT4.sol", "PoseidonT4")))
@@ -152,7 +145,7 @@ export async function verifySettlement(opts: {
 }): Promise<SettlementReport> {
   const { chain, claimId } = opts;
   const manifestPath = opts.manifestPath ?? defaultManifestPath();
-  const manifest = opts.manifest ?? readManifestFile(manifestPath);
+  const manifest = opts.manifest ?? readManifest(manifestPath);
   const checks = await checkEscrowContracts(chain, opts.escrow);
   const escrow = await EscrowClient.connect(chain, opts.escrow, undefined, { fromBlock: opts.fromBlock });
 
@@ -167,18 +160,11 @@ export async function verifySettlement(opts: {
     );
   const { sessionId, promiseId } = claim;
 
-  const logs = await chain.publicClient.getContractEvents({
-    address: escrow.address,
-    abi: escrow.abi,
-    eventName: "ClaimSettled",
-    args: { claimId },
-    fromBlock: opts.fromBlock,
-    toBlock: "latest",
-  });
+  const logs = await escrow.settlementsOf(claimId);
   if (logs.length !== 1)
     throw new SettlementInvalid(`expected one ClaimSettled event for claim ${claimId}, found ${logs.length}`);
-  const event = logs[0].args as { violated: boolean; beneficiary: Address; amount: bigint };
-  const txHash = logs[0].transactionHash!;
+  const event = logs[0].args;
+  const txHash = logs[0].txHash;
   const tx = await chain.publicClient.getTransaction({ hash: txHash });
   const receipt = await chain.publicClient.getTransactionReceipt({ hash: txHash });
   if (receipt.status !== "success") throw new SettlementInvalid(`settle transaction ${txHash} reverted`);
@@ -186,10 +172,11 @@ export async function verifySettlement(opts: {
     throw new SettlementUncheckable(
       `settle was called through contract ${tx.to}, whose calldata this tool cannot decode`,
     );
-  const call = decodeFunctionData({ abi: escrow.abi as Abi, data: tx.input });
+  const call = decodeFunctionData({ abi: escrow.abi, data: tx.input });
   if (call.functionName !== "settle")
     throw new SettlementInvalid(`transaction ${txHash} calls ${call.functionName}, not settle`);
-  const [callClaimId, words, violated] = call.args as [bigint, readonly bigint[], boolean];
+  // Narrowed by the ABI: settle(claimId, proof, violated).
+  const [callClaimId, words, violated] = call.args;
   if (callClaimId !== claimId)
     throw new SettlementInvalid(`transaction ${txHash} settles claim ${callClaimId}`);
   if (violated !== event.violated)

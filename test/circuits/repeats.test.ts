@@ -121,7 +121,7 @@ describe("RepeatHits (6 records)", () => {
   });
 
   it("refuses labels that lie: a key split in two, a skipped count, a wrong last bit, count 0 or > 2^B", async () => {
-    // Each is certified as well as it can be (sdk/field-poly.ts throws where no certificate exists).
+    // Each is certified as well as it can be (sdk/core/multiset.ts throws where no certificate exists).
     const lies: [string, bigint[], bigint[]][] = [
       ["split: (7,1) labelled 1, 1, 2", [1n, 1n, 1n, 1n, 1n, 2n], [1n, 0n, 1n, 1n, 0n, 1n]],
       ["skipped: (7,1) labelled 1, 2, 4", [1n, 1n, 1n, 1n, 2n, 4n], [0n, 0n, 1n, 1n, 0n, 1n]],
