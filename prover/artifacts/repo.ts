@@ -14,7 +14,7 @@ export const rel = (p: string): string => path.relative(ROOT, p).split(path.sep)
  * The directory of an installed package, looked up as Node does (node_modules of the package root, then of
  * each parent), without going through `exports` maps, which often leave package.json out.
  */
-function pkgDir(name: string): string {
+export function pkgDir(name: string): string {
   for (let dir = ROOT; ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, "node_modules", name);
     if (existsSync(path.join(candidate, "package.json"))) return candidate;

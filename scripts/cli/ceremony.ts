@@ -8,6 +8,7 @@ import * as snarkjs from "snarkjs";
 import { releaseProver } from "../../prover/prove.js";
 import { sha256File } from "../../prover/artifacts/zkfiles.js";
 import { ZkvaiError } from "../../sdk/core/errors.js";
+import { exportVerifier } from "../../prover/artifacts/circuit-build.js";
 
 export const CEREMONY_USAGE = `usage: vai ceremony <new|contribute|beacon|verify|export> [options]
 
@@ -170,14 +171,8 @@ async function run(command: string, v: Values): Promise<{ code: number; out: Rec
     }
     case "export": {
       const [zkey, vkeyOut, solOut] = [need(v, "zkey"), need(v, "vkey", false), need(v, "verifier", false)];
-      const vkey = await snarkjs.zKey.exportVerificationKey(zkey, log);
-      const template = readFileSync(
-        path.resolve("node_modules/snarkjs/templates/verifier_groth16.sol.ejs"),
-        "utf8",
-      );
-      let sol = (await snarkjs.zKey.exportSolidityVerifier(zkey, { groth16: template }, log)) as string;
-      // setup (prover/artifacts/setup.ts) names each verifier after its circuit; keep that so hardhat artifacts do not collide.
-      if (v.contract) sol = sol.replace(/\bcontract Groth16Verifier\b/, `contract ${v.contract}`);
+      // setup names each verifier after its circuit; --contract keeps that, so hardhat artifacts do not collide.
+      const { vkey, sol } = await exportVerifier(zkey, v.contract, log);
       writeFileSync(vkeyOut, JSON.stringify(vkey, null, 2) + "\n");
       writeFileSync(solOut, sol);
       return {
