@@ -34,7 +34,8 @@ const USER = "0x1111111111111111111111111111111111111111" as const;
 
 /** Answers MAX_CHECKPOINTS and openSession; the policy below never asks for more. */
 const offlineEscrow = {
-  chain: { chainId: 0, publicClient: { readContract: async () => 4n } },
+  chain: { chainId: 0 },
+  constants: async () => ({ proofWindow: 3n * 86_400n, claimWindow: 30n * 86_400n, maxCheckpoints: 4 }),
   address: "0x000000000000000000000000000000000000dEaD",
   abi: [],
   openSession: async () => ({ txHash: `0x${"00".repeat(32)}`, gasUsed: 0n }),

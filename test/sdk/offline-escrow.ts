@@ -9,7 +9,8 @@ export function offlineEscrow(maxCheckpoints = 4): EscrowClient {
   const refuse = (what: string) => () =>
     Promise.reject(new Error(`offline escrow: ${what} is not available`));
   return {
-    chain: { chainId: 0, publicClient: { readContract: async () => BigInt(maxCheckpoints) } },
+    chain: { chainId: 0 },
+    constants: async () => ({ proofWindow: 3n * 86_400n, claimWindow: 30n * 86_400n, maxCheckpoints }),
     address: "0x000000000000000000000000000000000000dEaD",
     abi: [],
     openSession: async () => ({ txHash: `0x${"00".repeat(32)}`, gasUsed: 0n }),
