@@ -13,6 +13,9 @@ import {
   witnessFails,
   type TestCircuit,
   PROPERTY_TIMEOUT_MS,
+  PROPERTY_RUNS,
+  propertyParams,
+  atLeast,
 } from "../helpers/circuit.js";
 
 const N = 4;
@@ -175,7 +178,7 @@ describe(`ActiveIn over EventLog (capacity ${N}, ${E} event slots, θ set of ${P
   });
 
   it(
-    "equals the TS model on 300 random event lists and queries, and has no witness past E events",
+    `equals the TS model on ${PROPERTY_RUNS} random event lists and queries, and has no witness past E events`,
     async () => {
       const value = fc.constantFrom(0n, 11n, 12n, 13n);
       const recArb = fc.record({
@@ -206,7 +209,7 @@ describe(`ActiveIn over EventLog (capacity ${N}, ${E} event slots, θ set of ${P
             expect(outs(w)).toEqual(query.map((v, i) => model(recs, initial, v, i)));
           },
         ),
-        { numRuns: 300 },
+        propertyParams(),
       );
       // Random lists rarely hold E + 1 events; these always do.
       const eventArb = fc.record({

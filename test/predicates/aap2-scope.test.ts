@@ -18,6 +18,9 @@ import {
   type TestCircuit,
   expectVerdict,
   PROPERTY_TIMEOUT_MS,
+  PROPERTY_RUNS,
+  propertyParams,
+  atLeast,
 } from "../helpers/circuit.js";
 
 const INSTANCE = instance("aap2_n8");
@@ -154,7 +157,7 @@ function decidedByGrants(records: readonly TraceRecord[], theta: Aap2Theta): boo
 
 describe("circuit = oracle on random traces", () => {
   it(
-    "agrees on 300 random traces of 0..8 records (depth 3), and refuses the flipped outcome",
+    `agrees on ${PROPERTY_RUNS} random traces of 0..8 records (depth 3), and refuses the flipped outcome`,
     async () => {
       let violated = 0;
       let grantsMatter = 0;
@@ -176,13 +179,13 @@ describe("circuit = oracle on random traces", () => {
             if (decidedByGrants(records, theta)) grantsMatter++;
           },
         ),
-        { numRuns: 300 },
+        propertyParams(),
       );
       // Both verdicts are well represented.
-      expect(violated).toBeGreaterThan(60);
-      expect(violated).toBeLessThan(270);
+      expect(violated).toBeGreaterThan(atLeast(60));
+      expect(violated).toBeLessThan(PROPERTY_RUNS - atLeast(30));
       // Coverage: in enough traces a grant or revoke changed whether a checked call was covered.
-      expect(grantsMatter).toBeGreaterThanOrEqual(12);
+      expect(grantsMatter).toBeGreaterThanOrEqual(atLeast(12));
     },
     PROPERTY_TIMEOUT_MS,
   );

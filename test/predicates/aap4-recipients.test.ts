@@ -19,6 +19,9 @@ import {
   type TestCircuit,
   expectVerdict,
   PROPERTY_TIMEOUT_MS,
+  PROPERTY_RUNS,
+  propertyParams,
+  atLeast,
 } from "../helpers/circuit.js";
 
 const INSTANCE = instance("aap4_n16");
@@ -203,7 +206,7 @@ function decidedByGrants(records: readonly TraceRecord[]): boolean {
 
 describe("circuit = oracle on random traces", () => {
   it(
-    "agrees on 300 random traces of 0..8 records with grants and revokes, with random checkpoints",
+    `agrees on ${PROPERTY_RUNS} random traces of 0..8 records with grants and revokes, with random checkpoints`,
     async () => {
       let grantsMatter = 0;
       await fc.assert(
@@ -215,10 +218,10 @@ describe("circuit = oracle on random traces", () => {
           await expectVerdict(small, honest, verdict.violated);
           if (decidedByGrants(records)) grantsMatter++;
         }),
-        { numRuns: 300 },
+        propertyParams(),
       );
       // Coverage: in enough traces a grant or revoke changed whether some recipient was allowed.
-      expect(grantsMatter).toBeGreaterThanOrEqual(25);
+      expect(grantsMatter).toBeGreaterThanOrEqual(atLeast(25));
     },
     PROPERTY_TIMEOUT_MS,
   );

@@ -22,6 +22,9 @@ import {
   type TestCircuit,
   expectVerdict,
   PROPERTY_TIMEOUT_MS,
+  PROPERTY_RUNS,
+  propertyParams,
+  atLeast,
 } from "../helpers/circuit.js";
 
 const INSTANCE = instance("aap5_n8");
@@ -262,7 +265,7 @@ describe("circuit = oracle on random traces (capacity 8)", () => {
   }
 
   it(
-    "agrees on 300 random traces of 0..8 records, and the flipped outcome has no witness",
+    `agrees on ${PROPERTY_RUNS} random traces of 0..8 records, and the flipped outcome has no witness`,
     async () => {
       let violated = 0;
       await fc.assert(
@@ -272,10 +275,10 @@ describe("circuit = oracle on random traces (capacity 8)", () => {
           violated += verdict.violated ? 1 : 0;
           await expectVerdict(circuit, honest, verdict.violated);
         }),
-        { numRuns: 300 },
+        propertyParams(),
       );
-      expect(violated).toBeGreaterThan(50);
-      expect(violated).toBeLessThan(280);
+      expect(violated).toBeGreaterThan(atLeast(50));
+      expect(violated).toBeLessThan(PROPERTY_RUNS - atLeast(20));
     },
     PROPERTY_TIMEOUT_MS,
   );
