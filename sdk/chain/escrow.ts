@@ -109,6 +109,11 @@ type Sent<T> = Promise<TxResult & T>;
 
 const UINT256_MAX = 2n ** 256n - 1n;
 
+/** A mined log (strict decoding) as the SDK reports events: its arguments and where it was emitted. */
+function logged<T>(l: { args: T; transactionHash: Hex; blockNumber: bigint; logIndex: number }): Logged<T> {
+  return { args: l.args, txHash: l.transactionHash, blockNumber: l.blockNumber, logIndex: l.logIndex };
+}
+
 function claimStatus(code: number): ClaimStatus {
   if (!(code in ClaimStatus)) throw new Error(`the escrow reported an unknown claim status ${code}`);
   return code;
@@ -336,12 +341,7 @@ export class EscrowClient {
       toBlock,
       strict: true,
     });
-    return logs.map((l) => ({
-      args: l.args,
-      txHash: l.transactionHash,
-      blockNumber: l.blockNumber,
-      logIndex: l.logIndex,
-    }));
+    return logs.map(logged);
   }
 
   /** The ClaimSettled events of a claim (one once it is settled by proof, none before). */
@@ -354,12 +354,7 @@ export class EscrowClient {
       toBlock: "latest",
       strict: true,
     });
-    return logs.map((l) => ({
-      args: l.args,
-      txHash: l.transactionHash,
-      blockNumber: l.blockNumber,
-      logIndex: l.logIndex,
-    }));
+    return logs.map(logged);
   }
 
   /** The ClaimDefaulted events of a claim (one once it defaulted). */
@@ -372,12 +367,7 @@ export class EscrowClient {
       toBlock: "latest",
       strict: true,
     });
-    return logs.map((l) => ({
-      args: l.args,
-      txHash: l.transactionHash,
-      blockNumber: l.blockNumber,
-      logIndex: l.logIndex,
-    }));
+    return logs.map(logged);
   }
 
   /** The SessionClosed event of a session, if it was closed. */
@@ -390,7 +380,7 @@ export class EscrowClient {
       toBlock: "latest",
       strict: true,
     });
-    return l && { args: l.args, txHash: l.transactionHash, blockNumber: l.blockNumber, logIndex: l.logIndex };
+    return l && logged(l);
   }
 
   // -------------------------------------------------------------------------------------------- plumbing
