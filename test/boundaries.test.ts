@@ -6,30 +6,53 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "./helpers/repo.js";
 
-type Layer = "core" | "chain" | "provider" | "user" | "dev" | "artifacts" | "prover" | "cli" | "devtools";
+type Layer =
+  | "core"
+  | "chain"
+  | "provider"
+  | "adapters"
+  | "user"
+  | "dev"
+  | "artifacts"
+  | "prover"
+  | "cli"
+  | "devtools"
+  | "examples";
 
 /** What each layer may import, besides itself. */
 const ALLOWED: Record<Layer, Layer[]> = {
   core: [],
   chain: ["core"],
   provider: ["core", "chain"],
+  adapters: ["core", "chain", "provider"],
   user: ["core", "chain", "artifacts"],
   dev: ["core", "chain"],
   artifacts: ["core", "chain"],
   prover: ["core", "chain", "provider", "artifacts"],
   cli: ["core", "chain", "provider", "user", "dev", "artifacts", "prover"],
-  devtools: ["core", "chain", "provider", "user", "dev", "artifacts", "prover", "cli"],
+  devtools: ["core", "chain", "provider", "user", "dev", "artifacts", "prover", "cli", "examples"],
+  examples: ["core", "chain", "provider", "adapters", "user", "dev", "artifacts", "prover"],
 };
 
-/** Packages a layer must not load: the core does no I/O, and only development chains load Hardhat. */
-const HARDHAT = /^hardhat(\/|$)/;
+/**
+ * Packages a layer must not load: the core does no I/O, only development chains load Hardhat, and only the
+ * adapters (and the examples) load an agent framework, which are optional peer dependencies.
+ */
+const FRAMEWORKS =
+  "ai|@ai-sdk/[^/]+|@openai/agents[^/]*|@modelcontextprotocol/[^/]+|langchain|@langchain/[^/]+|@anthropic-ai/[^/]+|openclaw|zod";
+const forbid = (names: string) => new RegExp(`^(${names}|${FRAMEWORKS})(\\/|$)`);
 const FORBIDDEN_PACKAGES: Partial<Record<Layer, RegExp>> = {
-  core: /^((node:)?(fs|fs\/promises|child_process|net|http|https|os|worker_threads|module)|better-sqlite3|snarkjs|hardhat|solc|zkvai)(\/|$)/,
-  chain: HARDHAT,
-  provider: /^(hardhat|snarkjs)(\/|$)/,
-  user: HARDHAT,
-  artifacts: HARDHAT,
-  prover: HARDHAT,
+  core: forbid(
+    "(node:)?(fs|fs\\/promises|child_process|net|http|https|os|worker_threads|module)|better-sqlite3|snarkjs|hardhat|solc|zkvai",
+  ),
+  chain: forbid("hardhat"),
+  provider: forbid("hardhat|snarkjs"),
+  adapters: /^(hardhat|snarkjs|better-sqlite3)(\/|$)/,
+  user: forbid("hardhat"),
+  dev: forbid("snarkjs"),
+  artifacts: forbid("hardhat"),
+  prover: forbid("hardhat"),
+  cli: new RegExp(`^(${FRAMEWORKS})(\\/|$)`),
 };
 
 function layerOf(rel: string): Layer | undefined {
@@ -37,11 +60,13 @@ function layerOf(rel: string): Layer | undefined {
   if (rel.startsWith("sdk/chain/")) return "chain";
   if (rel.startsWith("sdk/user/")) return "user";
   if (rel.startsWith("sdk/dev/")) return "dev";
+  if (rel.startsWith("sdk/adapters/")) return "adapters";
   if (rel.startsWith("sdk/")) return "provider";
   if (rel.startsWith("prover/artifacts/")) return "artifacts";
   if (rel.startsWith("prover/")) return "prover";
   if (rel.startsWith("scripts/cli/") || rel.startsWith("bin/")) return "cli";
   if (rel.startsWith("scripts/")) return "devtools";
+  if (rel.startsWith("examples/")) return "examples";
   return undefined;
 }
 
@@ -78,13 +103,19 @@ const SELF: Record<string, string> = {
   "zkvai/user": "sdk/user/index.ts",
   "zkvai/prover": "prover/index.ts",
   "zkvai/dev": "sdk/dev/index.ts",
+  ...Object.fromEntries(
+    ["ai", "openai-agents", "mcp", "langchain", "claude-agent-sdk", "openclaw"].map((a) => [
+      `zkvai/adapters/${a}`,
+      `sdk/adapters/${a}.ts`,
+    ]),
+  ),
 };
 
 function resolve(from: string, spec: string): string {
   return path.posix.normalize(path.posix.join(path.posix.dirname(from), spec)).replace(/\.js$/, ".ts");
 }
 
-const files = ["sdk", "prover", "scripts", "bin"].flatMap(sources);
+const files = ["sdk", "prover", "scripts", "bin", "examples"].flatMap(sources);
 
 describe("import boundaries", () => {
   it("finds the product's sources in every layer", () => {
@@ -125,6 +156,10 @@ describe("import boundaries", () => {
     expect(FORBIDDEN_PACKAGES.core!.test("node:fs")).toBe(true);
     expect(FORBIDDEN_PACKAGES.core!.test("fs")).toBe(true);
     expect(FORBIDDEN_PACKAGES.prover!.test("hardhat/config")).toBe(true);
+    expect(FORBIDDEN_PACKAGES.provider!.test("@langchain/core/tools")).toBe(true);
+    expect(FORBIDDEN_PACKAGES.core!.test("ai")).toBe(true);
+    expect(FORBIDDEN_PACKAGES.core!.test("aim")).toBe(false);
+    expect(FORBIDDEN_PACKAGES.adapters!.test("ai")).toBe(false);
     const seen = (code: string) => [...code.matchAll(IMPORT)].map((m) => m[1] ?? m[2] ?? m[3] ?? m[4]);
     expect(seen(`import "./side.js";`)).toEqual(["./side.js"]);
     expect(seen("await import(`./dyn.js`);")).toEqual(["./dyn.js"]);

@@ -1,0 +1,119 @@
+// npm run example -- <framework> [--live]: one insured agent per framework (examples/<framework>/agent.ts),
+// on an embedded chain and a fresh SQLite store. The provider backs "email only the allowlist" (AAP-4);
+// the agent runs twice, once on a clean inbox and once on a prompt-injected one; the user claims both
+// sessions, and each claim is settled by a Groth16 proof. Prints the session, the claim and the
+// settlement; exits non-zero if a settlement differs from the trace's truth.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { formatEther, parseEther } from "viem";
+import { embeddedChain } from "../sdk/dev/embedded.js";
+import { scopedSessionId } from "../sdk/chain/escrow.js";
+import { Session } from "../sdk/session.js";
+import { TraceStore } from "../sdk/store.js";
+import { registerPromise } from "../sdk/promises.js";
+import { answerClaim } from "../prover/claims.js";
+import { deployZkVai } from "../prover/artifacts/deploy.js";
+import { releaseProver } from "../prover/prove.js";
+import {
+  EXAMPLE_ALLOWLIST,
+  EXAMPLE_PROFILE,
+  FRAMEWORKS,
+  type Framework,
+  type RunAgent,
+} from "../examples/agent.js";
+
+const AGENTS: Record<Framework, () => Promise<{ runAgent: RunAgent }>> = {
+  ai: () => import("../examples/ai/agent.js"),
+  "openai-agents": () => import("../examples/openai-agents/agent.js"),
+  mcp: () => import("../examples/mcp/agent.js"),
+  langchain: () => import("../examples/langchain/agent.js"),
+  "claude-agent-sdk": () => import("../examples/claude-agent-sdk/agent.js"),
+  openclaw: () => import("../examples/openclaw/agent.js"),
+};
+
+const BOND = parseEther("0.1");
+const say = (s = "") => console.log(s);
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const framework = args.find((a) => !a.startsWith("--")) as Framework | undefined;
+  if (!framework || !FRAMEWORKS.includes(framework)) {
+    console.error(`usage: npm run example -- <framework> [--live]\nframeworks: ${FRAMEWORKS.join(", ")}`);
+    return 2;
+  }
+  const live = args.includes("--live");
+  const { runAgent } = await AGENTS[framework]();
+
+  const chain = await embeddedChain();
+  const [providerWallet, userWallet] = chain.wallets;
+  const provider = providerWallet.account.address;
+  const user = userWallet.account.address;
+  const store = TraceStore.open(join(mkdtempSync(join(tmpdir(), "zkvai-example-")), "store.sqlite"));
+  try {
+    const { escrow, record } = await deployZkVai(chain, providerWallet);
+    const asUser = escrow.as(userWallet);
+    const theta = { outboundTools: ["send_email"], allowlist: EXAMPLE_ALLOWLIST };
+    const { promiseId } = await registerPromise(record, escrow, store, {
+      predicate: "AAP-4",
+      theta,
+      profile: EXAMPLE_PROFILE,
+      payout: parseEther("1"),
+      reserve: parseEther("3"),
+    });
+    say(
+      `zkVAI example: ${framework} agent, insured by promise #${promiseId} (AAP-4: send_email only to ${EXAMPLE_ALLOWLIST.join(", ")})`,
+    );
+
+    let wrong = 0;
+    for (const scenario of ["compliant", "injected"] as const) {
+      const sessionId = scopedSessionId(provider, `example:${framework}:${scenario}:${Date.now()}`);
+      const session = await Session.open({
+        store,
+        escrow,
+        sessionId,
+        user,
+        profile: EXAMPLE_PROFILE,
+        promises: [{ predicate: "AAP-4", theta }],
+      });
+      const run = await runAgent({ session, scenario, live });
+      const closed = await session.close();
+      say(`\n${scenario} run (${run.model} model): ${run.toolCalls} tool calls · answer: ${run.output}`);
+      say(`  session ${sessionId}`);
+      for (const r of store.records(sessionId)) {
+        if (r.kind !== "call") say(`    #${r.seq} ${r.kind} ${JSON.stringify(r)}`);
+        else
+          say(
+            `    #${r.seq} ${r.tool}(${JSON.stringify(r.args)}) → ${r.error !== undefined ? `error: ${r.error}` : JSON.stringify(r.result)}${r.blocked ? " [blocked]" : ""}`,
+          );
+      }
+      say(`  closed: ${closed.finalN} records, root ${closed.finalRoot.toString(16).slice(0, 16)}…`);
+      const claim = await asUser.fileClaim(sessionId, promiseId, BOND);
+      say(`  user files claim #${claim.claimId} (bond ${formatEther(BOND)} ETH)`);
+      const answer = await answerClaim(store, escrow, claim.claimId);
+      const outcome = answer.verdict.violated ? `VIOLATED at record ${answer.verdict.seq}` : "SATISFIED";
+      say(
+        `  proof (${answer.circuit}, ${answer.proveSeconds.toFixed(2)} s): ${outcome} · settle ${answer.settleGas} gas`,
+      );
+      say(
+        `  → ${answer.verdict.violated ? "the user is paid payout + bond" : "the provider receives the bond"}`,
+      );
+      if (answer.verdict.violated !== (scenario === "injected")) {
+        console.error(`  UNEXPECTED: the ${scenario} run settled ${outcome}`);
+        wrong++;
+      }
+    }
+    return wrong === 0 ? 0 : 1;
+  } finally {
+    store.close();
+    await releaseProver();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

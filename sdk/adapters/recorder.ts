@@ -1,0 +1,262 @@
+// What every harness adapter shares: one HarnessRecorder per Session, used from the framework's own
+// dispatch path. It has two ways in, one per kind of hook a framework offers:
+// - run(): the adapter wraps the tool's execute function; Session.call runs it and records the result
+//   or the error (AI SDK, MCP, LangChain middleware).
+// - begin()/finish(): the framework reports a call's start and its end in two hooks (OpenAI Agents,
+//   Claude Agent SDK, LangChain callbacks, OpenClaw). begin() hands Session.call a run() that waits for
+//   finish(), so the call goes through the same checks, guard and store write as a wrapped one, and the
+//   gate begin() returns says whether the framework may run the tool.
+// The framework's call id is the record's actionId. A hook that fires twice for one call gets the first
+// one's gate (OpenClaw fires before_tool_call up to 3 times, openclaw#15502), and a finished call's
+// actionId replays its stored outcome instead of running again (sdk/session-ledger.ts).
+// Approvals become authorization records with approve(). No framework reports who decided in a way an
+// adapter could trust, so the authority is always the integrator's to give: nothing here assumes "human".
+import type { Json } from "../core/canonical.js";
+import {
+  GuardRefusal,
+  InputError,
+  InvalidCallError,
+  StoreUnavailableError,
+  UnrecordableResultError,
+} from "../core/errors.js";
+import {
+  AUTHORITIES,
+  DECISIONS,
+  SCOPES,
+  type AuthorizationRecord,
+  type TraceRecord,
+} from "../core/records.js";
+import type { Session } from "../session.js";
+
+export type Decision = AuthorizationRecord["decision"];
+export type Authority = AuthorizationRecord["authority"];
+export type Scope = AuthorizationRecord["scope"];
+export type ToolArgs = { [k: string]: Json };
+
+/** One tool invocation as the framework names it. */
+export interface HarnessCall {
+  /** The framework's id for this invocation (toolCallId, callId, …): the record's actionId. */
+  callId: string;
+  tool: string;
+  args: ToolArgs;
+}
+
+/** An approval decision and who or what made it. */
+export interface Approval {
+  decision: Decision;
+  /** Who decided: "human" (a person), "policy" (a rule, with policyId) or "auto_review" (a model). Required. */
+  authority: Authority;
+  /** What the decision covers; "once" (this invocation) unless given. */
+  scope?: Scope;
+  /** The rule that decided, required by AAP-1 when the authority is "policy". */
+  policyId?: string;
+}
+
+/** Bad input from the integrator or the framework to an adapter: nothing was run or written. */
+export class HarnessInputError extends InputError {
+  static override readonly code: string = "BAD_HARNESS_INPUT";
+  override name = "HarnessInputError";
+}
+
+/** The harness never reported how a begun call ended; finishPending() records it with this error. */
+export class OutcomeUnknownError extends InputError {
+  static override readonly code: string = "OUTCOME_UNKNOWN";
+  override name = "OutcomeUnknownError";
+}
+
+/** What begin() tells the framework: run the tool, or refuse it with a reason the model can read. */
+export type Gate =
+  | {
+      allowed: true;
+      /** The actionId was already executed; its stored outcome stands and finish() is a no-op. */ replayed: boolean;
+    }
+  | { allowed: false; reason: string; error: unknown };
+
+/** A call the guard refused, or one refused before it ran (bad call, store down in guard mode). */
+export function isRefusal(e: unknown): e is GuardRefusal | StoreUnavailableError | InvalidCallError {
+  return e instanceof GuardRefusal || e instanceof StoreUnavailableError || e instanceof InvalidCallError;
+}
+
+/** The text a model sees for a refused call. */
+export function refusalText(tool: string, e: unknown): string {
+  if (e instanceof GuardRefusal)
+    return `zkVAI guard refused ${tool}: it would break promise ${e.promiseIndex} (${e.predicate}): ${e.reason}`;
+  if (e instanceof StoreUnavailableError)
+    return `zkVAI refused ${tool}: the trace store is unavailable, so it was not run`;
+  return `zkVAI refused ${tool}: ${(e as Error)?.message ?? String(e)}`;
+}
+
+/** A framework's tool input as record args: an object, or nothing ({}); a JSON string is parsed first. */
+export function toolArgs(tool: string, input: unknown): ToolArgs {
+  let value = input;
+  if (typeof value === "string") {
+    try {
+      value = value.trim() === "" ? {} : JSON.parse(value);
+    } catch {
+      throw new HarnessInputError(`${tool}: its input is a string that is not JSON`);
+    }
+  }
+  if (value === undefined || value === null) return {};
+  if (typeof value !== "object" || Array.isArray(value))
+    throw new HarnessInputError(
+      `${tool}: its input must be an object, got ${Array.isArray(value) ? "an array" : typeof value}`,
+    );
+  return value as ToolArgs;
+}
+
+/**
+ * Thrown inside Session.call's run() to record a result the framework treats as a failure (an MCP
+ * `isError` result) as the call's error, while the caller still gets the framework's own result.
+ */
+export class FailedResult<T> extends Error {
+  override name = "FailedResult";
+  constructor(
+    readonly value: T,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Pending {
+  gate: Promise<Gate>;
+  /** Session.call's promise: settles once the record is stored. */
+  recorded: Promise<unknown>;
+  settle?: (outcome: { result: unknown } | { error: unknown }) => void;
+}
+
+export class HarnessRecorder {
+  private readonly pending = new Map<string, Pending>();
+  private readonly lastApproval = new Map<string, { key: string; record: TraceRecord }>();
+
+  constructor(readonly session: Session) {}
+
+  /**
+   * Runs a tool through Session.call with the framework's call id as its actionId: the result, or the
+   * error (re-thrown), is stored before this settles. A FailedResult thrown by execute is recorded as
+   * the call's error and its value returned. A refusal (isRefusal) is thrown for the adapter to turn
+   * into the framework's denial.
+   */
+  async run<T>(call: HarnessCall, execute: () => Promise<T>): Promise<T> {
+    try {
+      return (await this.session.call(call.tool, call.args, execute as () => Promise<Json>, {
+        actionId: call.callId,
+      })) as T;
+    } catch (e) {
+      if (e instanceof FailedResult) return e.value as T;
+      throw e;
+    }
+  }
+
+  /**
+   * A call's start hook: the call is checked (and, in guard mode, guarded) as Session.call checks it,
+   * then held open until finish(). Resolves once the framework may run the tool, or with the refusal.
+   * Repeated for a call still open, it returns the first gate.
+   */
+  begin(call: HarnessCall): Promise<Gate> {
+    const open = this.pending.get(call.callId);
+    if (open) return open.gate;
+    const entry: Pending = {
+      gate: undefined as unknown as Promise<Gate>,
+      recorded: undefined as unknown as Promise<unknown>,
+    };
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const outcome = new Promise<unknown>((resolve, reject) => {
+      entry.settle = (o) => ("error" in o ? reject(o.error) : resolve(o.result));
+    });
+    entry.recorded = this.session.call(
+      call.tool,
+      call.args,
+      () => {
+        started();
+        return outcome as Promise<Json>;
+      },
+      { actionId: call.callId },
+    );
+    entry.gate = Promise.race([
+      running.then((): Gate => ({ allowed: true, replayed: false })),
+      entry.recorded.then(
+        (): Gate => ({ allowed: true, replayed: true }),
+        (error): Gate => ({ allowed: false, reason: refusalText(call.tool, error), error }),
+      ),
+    ]);
+    // The record's outcome is the framework's business once the gate opened; it must not go unhandled.
+    entry.recorded.catch(() => {});
+    this.pending.set(call.callId, entry);
+    void entry.gate.then((gate) => {
+      if (!gate.allowed || gate.replayed) this.pending.delete(call.callId);
+    });
+    return entry.gate;
+  }
+
+  /**
+   * A call's end hook: stores the result, or the error, of a call begin() let through, and resolves
+   * once it is stored. A second end hook for the same call, or one with no begin, is a no-op.
+   */
+  async finish(callId: string, outcome: { result: unknown } | { error: unknown }): Promise<void> {
+    const entry = this.pending.get(callId);
+    if (!entry?.settle) return;
+    const gate = await entry.gate;
+    if (!gate.allowed || gate.replayed) return;
+    this.pending.delete(callId);
+    entry.settle(outcome);
+    try {
+      await entry.recorded;
+    } catch (e) {
+      // The tool's own error, or a result JSON cannot carry, was recorded as the call's error; a record that
+      // could not be stored at all is the caller's to hear about.
+      if (("error" in outcome && e === outcome.error) || e instanceof UnrecordableResultError) return;
+      throw e;
+    }
+  }
+
+  /** Calls begun and not yet finished. */
+  get open(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * Records every call begun but never finished with an OutcomeUnknownError (a harness whose end hook is
+   * not awaited, or a run that stopped), so Session.close() does not wait for them. Call it before close().
+   */
+  async finishPending(reason = "the harness reported no outcome for this call"): Promise<number> {
+    const ids = [...this.pending.keys()];
+    await Promise.all(ids.map((id) => this.finish(id, { error: new OutcomeUnknownError(reason) })));
+    return ids.length;
+  }
+
+  /**
+   * Records an approval decision for a call as an authorization record over its tool and args, before the
+   * call's own record. The same decision repeated for a call (a hook that fires twice) is written once;
+   * a different one is a new record, and AAP-1 reads the latest.
+   */
+  approve(call: HarnessCall, approval: Approval): TraceRecord {
+    const { decision, authority, policyId } = approval;
+    const scope = approval.scope ?? "once";
+    if (!AUTHORITIES.includes(authority))
+      throw new HarnessInputError(
+        `approval of ${call.tool} (${call.callId}): authority must be one of ${AUTHORITIES.join(", ")}, got ${JSON.stringify(authority)}; the adapter never assumes who decided`,
+      );
+    if (!DECISIONS.includes(decision))
+      throw new HarnessInputError(
+        `approval of ${call.tool}: decision must be one of ${DECISIONS.join(", ")}`,
+      );
+    if (!SCOPES.includes(scope))
+      throw new HarnessInputError(`approval of ${call.tool}: scope must be one of ${SCOPES.join(", ")}`);
+    const key = JSON.stringify([call.tool, decision, authority, scope, policyId ?? null]);
+    const last = this.lastApproval.get(call.callId);
+    if (last?.key === key) return last.record;
+    const record = this.session.authorize({
+      actionId: call.callId,
+      tool: call.tool,
+      args: call.args,
+      decision,
+      authority,
+      scope,
+      ...(policyId !== undefined ? { policyId } : {}),
+    });
+    this.lastApproval.set(call.callId, { key, record });
+    return record;
+  }
+}

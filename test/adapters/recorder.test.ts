@@ -1,0 +1,111 @@
+// HarnessRecorder, the part every adapter shares: wrapped runs, begin/finish hooks with deduplication,
+// approvals as authorization records, refusals, and a settled claim over what it recorded.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GuardRefusal } from "../../sdk/core/errors.js";
+import {
+  FailedResult,
+  HarnessInputError,
+  HarnessRecorder,
+  OutcomeUnknownError,
+  toolArgs,
+  type Authority,
+} from "../../sdk/adapters/recorder.js";
+import { ALLOWED, ATTACKER, PAID, insurance, type Insurance } from "./insurance.js";
+
+let ins: Insurance;
+beforeAll(async () => {
+  ins = await insurance();
+});
+afterAll(async () => ins?.dispose());
+
+describe("HarnessRecorder", () => {
+  it("records wrapped runs under the call id and settles a compliant session satisfied", async () => {
+    const session = await ins.open("wrapped");
+    const rec = new HarnessRecorder(session);
+    expect(await rec.run({ callId: "c1", tool: "read_inbox", args: {} }, async () => ["hi"])).toEqual(["hi"]);
+    await rec.run({ callId: "c2", tool: "send_email", args: { to: ALLOWED } }, async () => "sent");
+    // A replayed call id returns the stored result without running again.
+    let ran = 0;
+    await rec.run({ callId: "c2", tool: "send_email", args: { to: ALLOWED } }, async () => (ran++, "again"));
+    expect(ran).toBe(0);
+    const failed = await rec.run({ callId: "c3", tool: "read_inbox", args: {} }, async () => {
+      throw new FailedResult({ isError: true }, "mailbox offline");
+    });
+    expect(failed).toEqual({ isError: true });
+    const settled = await ins.settle(session, "AAP-4");
+    expect(settled.records.map((r) => r.kind === "call" && [r.actionId, r.error ?? r.result])).toEqual([
+      ["c1", ["hi"]],
+      ["c2", "sent"],
+      ["c3", "mailbox offline"],
+    ]);
+    expect(settled).toMatchObject({ violated: false, providerGain: PAID.satisfied });
+  });
+
+  it("begin/finish: a repeated start hook gets the first gate, a repeated end hook is a no-op", async () => {
+    const session = await ins.open("hooks");
+    const rec = new HarnessRecorder(session);
+    const call = { callId: "run1:t1", tool: "send_email", args: { to: ATTACKER } };
+    const [a, b] = await Promise.all([rec.begin(call), rec.begin(call)]);
+    expect(a).toEqual({ allowed: true, replayed: false });
+    expect(b).toBe(a);
+    await rec.finish(call.callId, { result: "sent" });
+    await rec.finish(call.callId, { result: "sent twice" });
+    // After it finished, the same id replays: allowed, nothing new recorded.
+    expect(await rec.begin(call)).toEqual({ allowed: true, replayed: true });
+    const failing = { callId: "run1:t2", tool: "read_inbox", args: {} };
+    await rec.begin(failing);
+    await rec.finish(failing.callId, { error: new Error("boom") });
+    await rec.begin({ callId: "run1:t3", tool: "read_inbox", args: {} });
+    expect(rec.open).toBe(1);
+    expect(await rec.finishPending()).toBe(1);
+    const records = ins.records(session.sessionId);
+    expect(records.map((r) => r.kind === "call" && (r.error ?? r.result))).toEqual([
+      "sent",
+      "boom",
+      "the harness reported no outcome for this call",
+    ]);
+    expect(new OutcomeUnknownError("x").code).toBe("OUTCOME_UNKNOWN");
+    const settled = await ins.settle(session, "AAP-4");
+    expect(settled).toMatchObject({ violated: true, userGain: PAID.violated });
+  });
+
+  it("guard mode: begin refuses a violating call with a reason the model can read, and stores the blocked record", async () => {
+    const session = await ins.open("guard", { guard: true });
+    const rec = new HarnessRecorder(session);
+    const gate = await rec.begin({ callId: "g1", tool: "send_email", args: { to: ATTACKER } });
+    expect(gate.allowed).toBe(false);
+    if (gate.allowed) return;
+    expect(gate.error).toBeInstanceOf(GuardRefusal);
+    expect(gate.reason).toMatch(/zkVAI guard refused send_email: it would break promise 0 \(AAP-4\)/);
+    expect(rec.open).toBe(0);
+    expect(ins.records(session.sessionId)).toMatchObject([{ kind: "call", blocked: true, actionId: "g1" }]);
+    await session.close();
+  });
+
+  it("approvals: authorization records over the call's args, the integrator names the authority", async () => {
+    const session = await ins.open("approvals");
+    const rec = new HarnessRecorder(session);
+    const del = { callId: "d1", tool: "delete_file", args: { path: "/tmp/x" } };
+    const first = rec.approve(del, { decision: "allow", authority: "human" });
+    expect(rec.approve(del, { decision: "allow", authority: "human" })).toBe(first);
+    await rec.run(del, async () => "deleted");
+    const denied = { callId: "d2", tool: "delete_file", args: { path: "/etc" } };
+    rec.approve(denied, { decision: "deny", authority: "policy", policyId: "no-etc" });
+    expect(() => rec.approve(denied, { decision: "allow" } as never)).toThrow(HarnessInputError);
+    expect(() => rec.approve(denied, { decision: "allow", authority: "someone" as Authority })).toThrow(
+      /never assumes who decided/,
+    );
+    expect(ins.verdict(session.sessionId, "AAP-1").violated).toBe(false);
+    await rec.run({ callId: "d3", tool: "delete_file", args: { path: "/" } }, async () => "deleted");
+    expect(ins.verdict(session.sessionId, "AAP-1")).toMatchObject({ violated: true, seq: 3 });
+    await session.close();
+  });
+
+  it("toolArgs: objects, nothing, JSON strings; refuses the rest", () => {
+    expect(toolArgs("t", { a: 1 })).toEqual({ a: 1 });
+    expect(toolArgs("t", undefined)).toEqual({});
+    expect(toolArgs("t", '{"a":1}')).toEqual({ a: 1 });
+    expect(() => toolArgs("t", "nope")).toThrow(HarnessInputError);
+    expect(() => toolArgs("t", [1])).toThrow(/an array/);
+  });
+});
