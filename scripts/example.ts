@@ -15,22 +15,8 @@ import { registerPromise } from "../sdk/promises.js";
 import { answerClaim } from "../prover/claims.js";
 import { deployZkVai } from "../prover/artifacts/deploy.js";
 import { releaseProver } from "../prover/prove.js";
-import {
-  EXAMPLE_ALLOWLIST,
-  EXAMPLE_PROFILE,
-  FRAMEWORKS,
-  type Framework,
-  type RunAgent,
-} from "../examples/agent.js";
-
-const AGENTS: Record<Framework, () => Promise<{ runAgent: RunAgent }>> = {
-  ai: () => import("../examples/ai/agent.js"),
-  "openai-agents": () => import("../examples/openai-agents/agent.js"),
-  mcp: () => import("../examples/mcp/agent.js"),
-  langchain: () => import("../examples/langchain/agent.js"),
-  "claude-agent-sdk": () => import("../examples/claude-agent-sdk/agent.js"),
-  openclaw: () => import("../examples/openclaw/agent.js"),
-};
+import { EXAMPLE_ALLOWLIST, EXAMPLE_PROFILE, FRAMEWORKS, type Framework } from "../examples/agent.js";
+import { AGENTS } from "../examples/index.js";
 
 const BOND = parseEther("0.1");
 const say = (s = "") => console.log(s);

@@ -1,7 +1,8 @@
 // Running a tool call that passed its checks. A known actionId replays the stored outcome, so
 // a retried call never runs its tool twice. Guard mode runs calls one at a time, so each check
 // sees the trace its call extends, and records a refusal instead of running the tool. Whatever
-// the tool returns or throws, its record is stored before the call settles.
+// the tool returns or throws, its record is stored before the call settles; a run() that throws
+// CallNotRunError (the harness refused the tool after all) is stored as a blocked record.
 import type { Json } from "./core/canonical.js";
 import { Guard } from "./guard.js";
 import { messageOf } from "./core/record-checks.js";
@@ -10,6 +11,7 @@ import type { IdempotencyLedger } from "./session-ledger.js";
 import { errorText, recordableText, snapshotResult } from "./session-limits.js";
 import type { SessionContext } from "./session-options.js";
 import {
+  CallNotRunError,
   GuardRefusal,
   RecordWriteError,
   RecordedToolError,
@@ -113,6 +115,12 @@ export class CallRunner {
     try {
       result = await run();
     } catch (e) {
+      if (e instanceof CallNotRunError) {
+        // Not a call: a blocked record documents it, consumes no actionId, and the guard's cached
+        // verdicts (computed as if the call ran) are not adopted.
+        this.writeAfterRun({ ...body, blocked: true, error: errorText(e) });
+        throw e;
+      }
       const record = this.writeAfterRun({ ...body, error: errorText(e) }, e);
       recorded?.(record.seq);
       throw e;

@@ -13,11 +13,13 @@
 // adapter could trust, so the authority is always the integrator's to give: nothing here assumes "human".
 import type { Json } from "../core/canonical.js";
 import {
+  CallNotRunError,
   GuardRefusal,
   InputError,
   InvalidCallError,
   StoreUnavailableError,
   UnrecordableResultError,
+  ZkvaiError,
 } from "../core/errors.js";
 import {
   AUTHORITIES,
@@ -108,7 +110,8 @@ export function toolArgs(tool: string, input: unknown): ToolArgs {
  * Thrown inside Session.call's run() to record a result the framework treats as a failure (an MCP
  * `isError` result) as the call's error, while the caller still gets the framework's own result.
  */
-export class FailedResult<T> extends Error {
+export class FailedResult<T> extends ZkvaiError {
+  static override readonly code: string = "FAILED_RESULT";
   override name = "FailedResult";
   constructor(
     readonly value: T,
@@ -209,6 +212,16 @@ export class HarnessRecorder {
       if (("error" in outcome && e === outcome.error) || e instanceof UnrecordableResultError) return;
       throw e;
     }
+  }
+
+  /**
+   * Ends a call begin() let through that the harness then did not run (a permission prompt denied it,
+   * the runtime dropped it): stored as a blocked record with the reason, which is not a call, so no
+   * predicate reads it as executed and its actionId stays unconsumed. A no-op for a call not open.
+   */
+  async cancel(callId: string, reason: string): Promise<void> {
+    const error = new CallNotRunError(reason);
+    await this.finish(callId, { error });
   }
 
   /** Calls begun and not yet finished. */

@@ -9,7 +9,8 @@
 //                             IDEMPOTENCY_CONFLICT, SESSION_CLOSED, SESSION_OPEN_FAILED,
 //                             SESSION_RECOVERY_FAILED, CHECKPOINT_MISMATCH, SESSION_CLOSE_FAILED,
 //                             GUARD_REFUSED, STORE_UNAVAILABLE, RECORD_WRITE_FAILED,
-//                             UNRECORDABLE_RESULT, RECORDED_TOOL_ERROR, CHECKPOINT_LIMIT, BAD_INPUT
+//                             UNRECORDABLE_RESULT, RECORDED_TOOL_ERROR, CHECKPOINT_LIMIT, BAD_INPUT,
+//                             CALL_NOT_RUN
 //   sdk/core/canonical.ts     NOT_CANONICAL_JSON
 //   sdk/core/encoding.ts      UNENCODABLE
 //   sdk/core/inputs.ts        INPUT_COLLISION
@@ -20,6 +21,8 @@
 //   sdk/core/records.ts       BAD_RECORD, RECORD_TOO_LARGE
 //   sdk/chain/deployment.ts   BAD_DEPLOYMENT
 //   sdk/store.ts              STORE_CONFLICT, STORE_FAILED
+//   sdk/adapters              BAD_HARNESS_INPUT, OUTCOME_UNKNOWN, FAILED_RESULT, TOOL_REFUSED,
+//                             TOOL_INTERRUPTED, OPENCLAW_TOOL_ERROR
 //   sdk/user                  SETTLEMENT_INVALID, SETTLEMENT_UNCHECKABLE
 //   prover/claims.ts          TRACE_MISMATCH, CLAIM_ERROR, CLAIM_NOT_OPEN, SESSION_NOT_CLOSED
 //   prover/claim-answerer.ts  CLAIM_REFUSED
@@ -120,6 +123,16 @@ export class GuardRefusal extends ZkvaiError {
   ) {
     super(`guard refused the call: it would violate promise ${promiseIndex} (${predicate}): ${reason}`);
   }
+}
+
+/**
+ * Thrown by a call's run() when the harness did not run the tool after all (an adapter learnt it after
+ * Session.call began: a permission prompt denied it, the runtime dropped it). The call is recorded as a
+ * blocked record carrying this message, which is not a call, and this error is re-thrown.
+ */
+export class CallNotRunError extends ZkvaiError {
+  static override readonly code: string = "CALL_NOT_RUN";
+  override name = "CallNotRunError";
 }
 
 /** Guard mode: the store cannot take a write, so the call was not run (P8). */

@@ -1,0 +1,139 @@
+// npm run bench:adapters: what each harness adapter adds per tool call. For every framework, the same
+// scripted agent run (examples/<framework>/agent.ts, with --calls extra read_inbox calls) runs bare and
+// insured, in turn (bare, insured, bare, insured, …), so the pair-by-pair ratio holds while the machine's
+// speed drifts. Insured means through the adapter into a Session on an embedded chain and a SQLite store,
+// with the default checkpoint policy. Reports, per framework, the median per-call time of each, the median
+// of the per-pair differences (the p50 added per call) and of the ratios. Writes docs/bench/adapters.json
+// and prints a Markdown table for docs/BENCHMARKS.md.
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { parseEther } from "viem";
+import { embeddedChain } from "../../sdk/dev/embedded.js";
+import { scopedSessionId } from "../../sdk/chain/escrow.js";
+import { Session } from "../../sdk/session.js";
+import { TraceStore } from "../../sdk/store.js";
+import { registerPromise } from "../../sdk/promises.js";
+import { deployZkVai } from "../../prover/artifacts/deploy.js";
+import { ROOT } from "../../prover/artifacts/repo.js";
+import { EXAMPLE_ALLOWLIST, EXAMPLE_PROFILE, FRAMEWORKS, type Framework } from "../../examples/agent.js";
+import { AGENTS } from "../../examples/index.js";
+import { benchMachine } from "./machine.js";
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+export interface AdapterOverhead {
+  framework: Framework;
+  calls: number;
+  pairs: number;
+  bareMsPerCall: number;
+  insuredMsPerCall: number;
+  /** Median over pairs of (insured − bare) / calls. */
+  addedMsPerCallP50: number;
+  /** Median over pairs of insured / bare. */
+  ratioP50: number;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      calls: { type: "string", default: "200" },
+      pairs: { type: "string", default: "7" },
+      frameworks: { type: "string" },
+      out: { type: "string", default: path.join(ROOT, "docs/bench/adapters.json") },
+    },
+  });
+  const calls = Number(values.calls);
+  const pairs = Number(values.pairs);
+  const frameworks = (values.frameworks?.split(",") ?? FRAMEWORKS) as Framework[];
+  for (const f of frameworks)
+    if (!FRAMEWORKS.includes(f)) throw new Error(`unknown framework ${f}; known: ${FRAMEWORKS.join(", ")}`);
+
+  const chain = await embeddedChain();
+  const [providerWallet, userWallet] = chain.wallets;
+  const store = TraceStore.open(
+    path.join(mkdtempSync(path.join(tmpdir(), "zkvai-adapter-bench-")), "store.sqlite"),
+  );
+  const { escrow, record } = await deployZkVai(chain, providerWallet);
+  const theta = { outboundTools: ["send_email"], allowlist: EXAMPLE_ALLOWLIST };
+  await registerPromise(record, escrow, store, {
+    predicate: "AAP-4",
+    theta,
+    profile: EXAMPLE_PROFILE,
+    payout: parseEther("1"),
+    reserve: parseEther("1"),
+  });
+  let n = 0;
+  const open = () =>
+    Session.open({
+      store,
+      escrow,
+      sessionId: scopedSessionId(providerWallet.account.address, `bench:${n++}:${Date.now()}`),
+      user: userWallet.account.address,
+      profile: EXAMPLE_PROFILE,
+      promises: [{ predicate: "AAP-4", theta }],
+    });
+
+  const rows: AdapterOverhead[] = [];
+  for (const framework of frameworks) {
+    const { runAgent } = await AGENTS[framework]();
+    const timed = async (session?: Session) => {
+      const t0 = performance.now();
+      const result = await runAgent({ session, scenario: "compliant", extraCalls: calls });
+      const ms = performance.now() - t0;
+      if (result.toolCalls < calls)
+        throw new Error(`${framework}: ${result.toolCalls} tool calls, expected ≥ ${calls}`);
+      return ms / result.toolCalls;
+    };
+    // One warm-up of each: module loading and JIT are not the adapter's cost.
+    await timed();
+    const warm = await open();
+    await timed(warm);
+    await warm.close();
+    const bare: number[] = [];
+    const insured: number[] = [];
+    for (let i = 0; i < pairs; i++) {
+      bare.push(await timed());
+      const session = await open();
+      insured.push(await timed(session));
+      await session.close();
+    }
+    const row: AdapterOverhead = {
+      framework,
+      calls,
+      pairs,
+      bareMsPerCall: median(bare),
+      insuredMsPerCall: median(insured),
+      addedMsPerCallP50: median(insured.map((x, i) => x - bare[i])),
+      ratioP50: median(insured.map((x, i) => x / bare[i])),
+    };
+    rows.push(row);
+    console.error(`${framework}: +${row.addedMsPerCallP50.toFixed(3)} ms/call (×${row.ratioP50.toFixed(2)})`);
+  }
+  store.close();
+
+  mkdirSync(path.dirname(values.out!), { recursive: true });
+  writeFileSync(values.out!, `${JSON.stringify({ machine: benchMachine(), rows }, null, 2)}\n`);
+  console.log(
+    "| harness | calls per run | bare ms/call | insured ms/call | added ms/call (p50) | ratio (p50) |",
+  );
+  console.log("|---|---|---|---|---|---|");
+  for (const r of rows)
+    console.log(
+      `| ${r.framework} | ${r.calls + 1} | ${r.bareMsPerCall.toFixed(3)} | ${r.insuredMsPerCall.toFixed(3)} | ${r.addedMsPerCallP50.toFixed(3)} | ${r.ratioP50.toFixed(2)} |`,
+    );
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
