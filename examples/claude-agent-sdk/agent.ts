@@ -1,6 +1,6 @@
 // The Claude Agent SDK example: an email agent whose tools (read_inbox, send_email) are in-process MCP
 // tools made with the SDK's tool(), served as "mail" (the model calls mcp__mail__read_inbox, …).
-// Insured, the query's options get the adapter's hooks (zkvaiClaudeAgent(session).options); without a
+// Insured, the query's options get the adapter's hooks (recordClaudeAgent(session).options); without a
 // session the same run goes without them (the benchmark's baseline).
 // Scripted (default): ./runtime.ts stands in for the Claude Code runtime and drives the same hook and
 // permission sequence with a scripted model that does what the inbox says, injected instructions
@@ -8,7 +8,7 @@
 // needs ANTHROPIC_API_KEY (ANTHROPIC_MODEL picks the model).
 import { tool, type Options, type SdkMcpToolDefinition } from "@anthropic-ai/claude-agent-sdk";
 import { z } from "zod";
-import { zkvaiClaudeAgent, type ClaudeAgentAdapter } from "../../sdk/adapters/claude-agent-sdk.js";
+import { recordClaudeAgent, type ClaudeAgentAdapter } from "../../sdk/adapters/claude-agent-sdk.js";
 import { INBOX, type AgentResult, type RunAgent, type Scenario } from "../agent.js";
 import { runScripted, type Model, type ScriptedReply, type ToolUse, type Turn } from "./runtime.js";
 
@@ -118,7 +118,7 @@ async function runLive(
 
 export const runAgent: RunAgent = async ({ session, scenario, extraCalls = 0, live = false }) => {
   const tools = mailTools(scenario);
-  const adapter = session ? zkvaiClaudeAgent(session) : undefined;
+  const adapter = session ? recordClaudeAgent(session) : undefined;
   try {
     if (live) return await runLive(tools, adapter);
     const run = await runScripted({

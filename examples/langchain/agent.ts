@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { AIMessage, createAgent, initChatModel, ToolMessage, tool, type BaseMessage } from "langchain";
 import { fakeModel } from "@langchain/core/testing";
 import { z } from "zod";
-import { zkvaiLangChain } from "../../sdk/adapters/langchain.js";
+import { recordLangChain } from "../../sdk/adapters/langchain.js";
 import type { Session } from "../../sdk/session.js";
 import { INBOX, type AgentResult, type AgentRun, type Scenario } from "../agent.js";
 
@@ -99,7 +99,7 @@ export function exampleAgent(opts: {
     model: opts.model,
     tools: exampleTools(opts.scenario),
     systemPrompt: SYSTEM,
-    middleware: opts.session ? [zkvaiLangChain(opts.session).middleware] : [],
+    middleware: opts.session ? [recordLangChain(opts.session).middleware] : [],
   });
 }
 

@@ -265,7 +265,7 @@ function resultOf(result: unknown): { result?: Json } {
 }
 
 /** One adapter per Session (or over a HarnessRecorder shared with other helpers). */
-export function zkvaiClaudeAgent(
+export function recordClaudeAgent(
   target: Session | HarnessRecorder,
   opts: ClaudeAgentAdapterOptions = {},
 ): ClaudeAgentAdapter {

@@ -177,7 +177,7 @@ export interface LangChainAdapter {
 }
 
 /** One adapter per Session: the recording middleware and the approvals helper over one recorder. */
-export function zkvaiLangChain(session: Session, opts: LangChainAdapterOptions = {}): LangChainAdapter {
+export function recordLangChain(session: Session, opts: LangChainAdapterOptions = {}): LangChainAdapter {
   const recorder = new HarnessRecorder(session);
   return {
     recorder,

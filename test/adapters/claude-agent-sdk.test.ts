@@ -19,7 +19,7 @@ import { z } from "zod";
 import {
   HarnessInputError,
   profileToolName,
-  zkvaiClaudeAgent,
+  recordClaudeAgent,
   type ApprovalAnswer,
   type ApprovalRequest,
   type ClaudeAgentAdapter,
@@ -112,7 +112,7 @@ describe("Claude Agent SDK adapter", () => {
     const session = await ins.open("cas-approvals");
     const asked: ApprovalRequest[] = [];
     let withdrawn = false;
-    const adapter = zkvaiClaudeAgent(session, {
+    const adapter = recordClaudeAgent(session, {
       approvals: {
         tools: ["delete_file"],
         timeout: { ms: 25, authority: "policy", policyId: "approval-timeout" },
@@ -169,7 +169,7 @@ describe("Claude Agent SDK adapter", () => {
 
   it("a gated call the SDK runs without asking canUseTool is recorded without an approval: AAP-1 violated", async () => {
     const session = await ins.open("cas-unasked");
-    const adapter = zkvaiClaudeAgent(session); // no approvals: allowedTools decides, and zkVAI cannot see who
+    const adapter = recordClaudeAgent(session); // no approvals: allowedTools decides, and zkVAI cannot see who
     const deleted: string[] = [];
     await run(
       adapter,
@@ -180,7 +180,7 @@ describe("Claude Agent SDK adapter", () => {
     expect(deleted).toEqual(["/"]);
     expect(ins.verdict(session.sessionId, "AAP-1")).toMatchObject({ violated: true, seq: 0 });
     // An approval tool's call that ran although its "ask" never reached canUseTool is stored as it happened.
-    const late = zkvaiClaudeAgent(session, {
+    const late = recordClaudeAgent(session, {
       approvals: { tools: ["delete_file"], decide: () => ({ decision: "deny", authority: "human" }) },
     });
     const pre = {
@@ -208,7 +208,7 @@ describe("Claude Agent SDK adapter", () => {
 
   it("guard mode: the send to eve is denied in PreToolUse, stored as blocked, and the model reads why", async () => {
     const session = await ins.open("cas-guard", { guard: true });
-    const adapter = zkvaiClaudeAgent(session, {
+    const adapter = recordClaudeAgent(session, {
       approvals: { tools: ["delete_file"], decide: () => ({ decision: "allow", authority: "human" }) },
     });
     const outbox: string[] = [];
@@ -250,7 +250,7 @@ describe("Claude Agent SDK adapter", () => {
 
   it("a tool that throws is recorded as its error, and the model gets the error result", async () => {
     const session = await ins.open("cas-errors");
-    const adapter = zkvaiClaudeAgent(session);
+    const adapter = recordClaudeAgent(session);
     const model = new ListModel([{ id: "toolu_r", name: name("read_inbox"), input: {} }]);
     await run(adapter, model, fileTools([]), [name("read_inbox")]);
     expect(model.result("toolu_r")).toMatchObject({ is_error: true, content: "mailbox offline" });
@@ -294,7 +294,7 @@ describe("Claude Agent SDK adapter", () => {
 
   it("the tool_use id is the actionId; a repeated hook records once; a refused or denied call ends its record", async () => {
     const session = await ins.open("cas-ids");
-    const adapter = zkvaiClaudeAgent(session);
+    const adapter = recordClaudeAgent(session);
     const pre = {
       ...BASE,
       hook_event_name: "PreToolUse",
@@ -361,7 +361,7 @@ describe("Claude Agent SDK adapter", () => {
 
   it("a call recorded at PreToolUse that canUseTool then denies ends as not run (an unlisted tool)", async () => {
     const session = await ins.open("cas-unlisted");
-    const adapter = zkvaiClaudeAgent(session, {
+    const adapter = recordClaudeAgent(session, {
       approvals: { tools: [], decide: () => ({ decision: "deny", authority: "human", message: "no" }) },
     });
     const sent: string[] = [];
@@ -381,7 +381,7 @@ describe("Claude Agent SDK adapter", () => {
 
   it("canUseTool refuses a decider that names no valid authority, and bad configuration fails at setup", async () => {
     const session = await ins.open("cas-bad");
-    const adapter = zkvaiClaudeAgent(session, {
+    const adapter = recordClaudeAgent(session, {
       approvals: {
         tools: ["delete_file"],
         decide: () => ({ decision: "allow" }) as unknown as ApprovalAnswer,
@@ -395,7 +395,7 @@ describe("Claude Agent SDK adapter", () => {
     );
     await expect(answer).rejects.toThrow(/never assumes who decided/);
     expect(() =>
-      zkvaiClaudeAgent(session, {
+      recordClaudeAgent(session, {
         approvals: {
           tools: ["delete_file"],
           decide: () => ({ decision: "allow", authority: "human" }),

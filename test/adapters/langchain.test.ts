@@ -14,7 +14,7 @@ import { Command, MemorySaver, interrupt } from "@langchain/langgraph";
 import { z } from "zod";
 import {
   HarnessInputError,
-  zkvaiLangChain,
+  recordLangChain,
   type LangChainAdapterOptions,
 } from "../../sdk/adapters/langchain.js";
 import type { Session } from "../../sdk/session.js";
@@ -53,7 +53,7 @@ function approvalsAgent(session: Session, deletes: { id: string; path: string }[
   for (const d of deletes)
     model.respondWithTools([{ name: "delete_file", args: { path: d.path }, id: d.id }]);
   model.respond(new AIMessage("done"));
-  const zk = zkvaiLangChain(session);
+  const zk = recordLangChain(session);
   const agent = createAgent({
     model,
     tools: [deleteFile],
@@ -73,7 +73,7 @@ function inboxAgent(
   const model = fakeModel()
     .respondWithTools([{ name: "read_inbox", args: {}, id: "r1" }])
     .respond(new AIMessage("ok"));
-  const middleware = session ? [zkvaiLangChain(session, opts).middleware] : [];
+  const middleware = session ? [recordLangChain(session, opts).middleware] : [];
   return {
     model,
     agent: createAgent({ model, tools: [readInbox], middleware, checkpointer: new MemorySaver() }),
@@ -169,7 +169,7 @@ describe("LangChain.js adapter", () => {
           schema: z.object({ path: z.string() }),
         }),
       ],
-      middleware: [zkvaiLangChain(session).middleware],
+      middleware: [recordLangChain(session).middleware],
     });
     await unreviewed.invoke(ask);
     expect(ins.verdict(session.sessionId, "AAP-1")).toMatchObject({ violated: true });
@@ -251,7 +251,7 @@ describe("LangChain.js adapter", () => {
           { name: "read_inbox", description: "r", schema: z.object({}) },
         ),
       ],
-      middleware: [zkvaiLangChain(thrown).middleware],
+      middleware: [recordLangChain(thrown).middleware],
     });
     await agent.invoke(ask);
     expect(toolMessages(returned.calls[1].messages)).toEqual([["r2", "quota exceeded", "error"]]);
@@ -279,9 +279,11 @@ describe("LangChain.js adapter", () => {
       description: "r",
       schema: z.object({ folder: z.string() }),
     });
-    await createAgent({ model, tools: [readInbox], middleware: [zkvaiLangChain(session).middleware] }).invoke(
-      ask,
-    );
+    await createAgent({
+      model,
+      tools: [readInbox],
+      middleware: [recordLangChain(session).middleware],
+    }).invoke(ask);
     expect(runs).toBe(1);
     expect(toolMessages(model.calls[1].messages)).toEqual([
       ["r1", expect.stringMatching(/^zkVAI refused read_inbox: actionId "r1" already names a call/), "error"],

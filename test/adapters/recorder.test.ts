@@ -1,5 +1,5 @@
 // HarnessRecorder, the part every adapter shares: wrapped runs, begin/finish hooks with deduplication,
-// approvals as authorization records, refusals, and a settled claim over what it recorded.
+// approvals as authorization records, cancelled calls, refusals. Every adapter's own test settles real claims.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GuardRefusal } from "../../sdk/core/errors.js";
 import {
@@ -10,7 +10,7 @@ import {
   toolArgs,
   type Authority,
 } from "../../sdk/adapters/recorder.js";
-import { ALLOWED, ATTACKER, PAID, insurance, type Insurance } from "./insurance.js";
+import { ALLOWED, ATTACKER, insurance, type Insurance } from "./insurance.js";
 
 let ins: Insurance;
 beforeAll(async () => {
@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(async () => ins?.dispose());
 
 describe("HarnessRecorder", () => {
-  it("records wrapped runs under the call id and settles a compliant session satisfied", async () => {
+  it("records wrapped runs under the call id", async () => {
     const session = await ins.open("wrapped");
     const rec = new HarnessRecorder(session);
     expect(await rec.run({ callId: "c1", tool: "read_inbox", args: {} }, async () => ["hi"])).toEqual(["hi"]);
@@ -32,13 +32,15 @@ describe("HarnessRecorder", () => {
       throw new FailedResult({ isError: true }, "mailbox offline");
     });
     expect(failed).toEqual({ isError: true });
-    const settled = await ins.settle(session, "AAP-4");
-    expect(settled.records.map((r) => r.kind === "call" && [r.actionId, r.error ?? r.result])).toEqual([
+    expect(
+      ins.records(session.sessionId).map((r) => r.kind === "call" && [r.actionId, r.error ?? r.result]),
+    ).toEqual([
       ["c1", ["hi"]],
       ["c2", "sent"],
       ["c3", "mailbox offline"],
     ]);
-    expect(settled).toMatchObject({ violated: false, providerGain: PAID.satisfied });
+    expect(ins.verdict(session.sessionId, "AAP-4").violated).toBe(false);
+    await session.close();
   });
 
   it("begin/finish: a repeated start hook gets the first gate, a repeated end hook is a no-op", async () => {
@@ -65,8 +67,8 @@ describe("HarnessRecorder", () => {
       "the harness reported no outcome for this call",
     ]);
     expect(new OutcomeUnknownError("x").code).toBe("OUTCOME_UNKNOWN");
-    const settled = await ins.settle(session, "AAP-4");
-    expect(settled).toMatchObject({ violated: true, userGain: PAID.violated });
+    expect(ins.verdict(session.sessionId, "AAP-4")).toMatchObject({ violated: true, seq: 0 });
+    await session.close();
   });
 
   it("guard mode: begin refuses a violating call with a reason the model can read, and stores the blocked record", async () => {
@@ -98,6 +100,23 @@ describe("HarnessRecorder", () => {
     expect(ins.verdict(session.sessionId, "AAP-1").violated).toBe(false);
     await rec.run({ callId: "d3", tool: "delete_file", args: { path: "/" } }, async () => "deleted");
     expect(ins.verdict(session.sessionId, "AAP-1")).toMatchObject({ violated: true, seq: 3 });
+    await session.close();
+  });
+
+  it("cancel: a begun call the harness did not run is a blocked record, and its actionId stays free", async () => {
+    const session = await ins.open("cancel");
+    const rec = new HarnessRecorder(session);
+    const call = { callId: "x1", tool: "send_email", args: { to: ATTACKER } };
+    await rec.begin(call);
+    await rec.cancel("x1", "not run: the user denied it");
+    expect(ins.records(session.sessionId)).toMatchObject([
+      { kind: "call", actionId: "x1", blocked: true, error: "not run: the user denied it" },
+    ]);
+    expect(ins.verdict(session.sessionId, "AAP-4").violated).toBe(false);
+    // Not consumed: the same id may still run (and is then recorded as the call it is).
+    expect(await rec.begin(call)).toEqual({ allowed: true, replayed: false });
+    await rec.finish("x1", { result: "sent" });
+    expect(ins.verdict(session.sessionId, "AAP-4")).toMatchObject({ violated: true, seq: 1 });
     await session.close();
   });
 

@@ -13,7 +13,8 @@ import { escrowFixture, ledger, proofsValid, sid, type Fixture } from "./fixture
 
 const fx = escrowFixture({ maxCheckpoints: 4 });
 const UNIT = 1000n;
-const RUNS = Number(process.env.INVARIANT_RUNS ?? 80);
+// npm test: 40 sequences; npm run test:full (ZKVAI_FULL=1): 200.
+const RUNS = Number(process.env.INVARIANT_RUNS ?? (process.env.ZKVAI_FULL === "1" ? 200 : 40));
 
 type Cmd =
   | { op: "register"; p: number; payout: number; extra: number }
