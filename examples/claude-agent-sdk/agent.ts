@@ -127,6 +127,7 @@ export const runAgent: RunAgent = async ({ session, scenario, extraCalls = 0, li
       server: SERVER,
       tools,
       allowedTools: ALLOWED_TOOLS,
+      maxTurns: extraCalls + 16,
       ...adapter?.options,
     });
     return { toolCalls: run.toolCalls, output: run.output, model: "scripted" };

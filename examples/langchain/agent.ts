@@ -44,8 +44,16 @@ const lastToolText = (messages: BaseMessage[], name?: string) => {
  */
 export function scriptedModel(extraCalls = 0) {
   const model = fakeModel();
+  // respond(), not respondWithTools(): the latter's content joins every input message's text, which
+  // then doubles with each turn (a long scripted run would not fit in a string).
   for (let i = 0; i <= extraCalls; i++)
-    model.respondWithTools([{ name: "read_inbox", args: {}, id: `call_read_${i}` }]);
+    model.respond(
+      () =>
+        new AIMessage({
+          content: "",
+          tool_calls: [{ name: "read_inbox", args: {}, id: `call_read_${i}`, type: "tool_call" }],
+        }),
+    );
   model.respond((messages) => {
     const to = /\bto ([\w.+-]+@[\w-]+(?:\.[\w-]+)+)/.exec(lastToolText(messages, "read_inbox"))?.[1];
     if (!to) return new AIMessage("The inbox asks for nothing to be sent.");
@@ -112,7 +120,12 @@ export async function runAgent(run: AgentRun): Promise<AgentResult> {
     model,
     ...(run.session ? { session: run.session } : {}),
   });
-  const result = await agent.invoke({ messages: [{ role: "user", content: "Please process my inbox." }] });
+  // Each tool call is a model step and a tool step; LangGraph's default limit (25 steps) fits ~12 calls.
+  const recursionLimit = 2 * (run.extraCalls ?? 0) + 25;
+  const result = await agent.invoke(
+    { messages: [{ role: "user", content: "Please process my inbox." }] },
+    { recursionLimit },
+  );
   const messages = result.messages as BaseMessage[];
   return {
     toolCalls: messages.filter((m) => ToolMessage.isInstance(m)).length,

@@ -94,6 +94,7 @@ export async function runOpenClawAgent(run: OpenClawAgentRun): Promise<OpenClawA
     task: TASK,
     session: OPENCLAW_SESSION,
     repeatBeforeToolCall: 1,
+    maxTurns: (run.extraCalls ?? 0) + 30,
   });
   // after_tool_call is not awaited by the runner: wait for the last records before the session closes.
   if (plugin && recorder) await plugin.drain(recorder);

@@ -1,8 +1,9 @@
 // npm run bench:adapters: what each harness adapter adds per tool call. For every framework, the same
 // scripted agent run (examples/<framework>/agent.ts, with --calls extra read_inbox calls) runs bare and
 // insured, in turn (bare, insured, bare, insured, …), so the pair-by-pair ratio holds while the machine's
-// speed drifts. Insured means through the adapter into a Session on an embedded chain and a SQLite store,
-// with the default checkpoint policy. Reports, per framework, the median per-call time of each, the median
+// speed drifts. Insured means through the adapter into a Session with a SQLite store and the default
+// checkpoint policy, on a `hardhat node` process: the chain's work (mining checkpoints) runs beside the
+// agent, as a remote chain's would, not on the agent's event loop as the in-process chain's does. Reports, per framework, the median per-call time of each, the median
 // of the per-pair differences (the p50 added per call) and of the ratios. Writes docs/bench/adapters.json
 // and prints a Markdown table for docs/BENCHMARKS.md.
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -11,7 +12,8 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { parseEther } from "viem";
-import { embeddedChain } from "../../sdk/dev/embedded.js";
+import { devRpcChain } from "../../sdk/dev/embedded.js";
+import { startHardhatNode } from "../../sdk/dev/hardhat-node.js";
 import { scopedSessionId } from "../../sdk/chain/escrow.js";
 import { Session } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
@@ -29,7 +31,7 @@ const median = (xs: number[]) => {
 };
 
 export interface AdapterOverhead {
-  framework: Framework;
+  framework: Framework | "Session.call (no framework)";
   calls: number;
   pairs: number;
   bareMsPerCall: number;
@@ -38,6 +40,54 @@ export interface AdapterOverhead {
   addedMsPerCallP50: number;
   /** Median over pairs of insured / bare. */
   ratioP50: number;
+  /**
+   * The same difference with the leaves still unhashed at the run's end hashed too (Session hashes leaves in
+   * idle event-loop turns, so a busy run defers them to the next checkpoint or close): the agent thread's CPU.
+   */
+  addedWithHashingMsPerCallP50?: number;
+}
+
+/** The same pairing for a plain loop of tool calls: run directly, then through Session.call. */
+async function sessionCallCost(
+  open: () => Promise<Session>,
+  calls: number,
+  pairs: number,
+): Promise<AdapterOverhead> {
+  const tool = async () => "1 message";
+  const loop = async (session?: Session) => {
+    const t0 = performance.now();
+    for (let i = 0; i < calls; i++) {
+      if (session) await session.call("read_inbox", {}, tool, { actionId: `c${i}` });
+      else await tool();
+    }
+    return (performance.now() - t0) / calls;
+  };
+  const bare: number[] = [];
+  const insured: number[] = [];
+  const hashed: number[] = [];
+  for (let i = 0; i <= pairs; i++) {
+    const session = await open();
+    const b = await loop();
+    const s = await loop(session);
+    const t1 = performance.now();
+    session.root();
+    const h = s + (performance.now() - t1) / calls;
+    await session.close();
+    if (i === 0) continue; // the warm-up pair
+    bare.push(b);
+    insured.push(s);
+    hashed.push(h);
+  }
+  return {
+    framework: "Session.call (no framework)",
+    calls,
+    pairs,
+    bareMsPerCall: median(bare),
+    insuredMsPerCall: median(insured),
+    addedMsPerCallP50: median(insured.map((x, i) => x - bare[i])),
+    ratioP50: median(insured.map((x, i) => x / bare[i])),
+    addedWithHashingMsPerCallP50: median(hashed.map((x, i) => x - bare[i])),
+  };
 }
 
 async function main(): Promise<void> {
@@ -46,6 +96,8 @@ async function main(): Promise<void> {
       calls: { type: "string", default: "200" },
       pairs: { type: "string", default: "7" },
       frameworks: { type: "string" },
+      // Without checkpoints: what the adapter and Session.call cost with no chain work beside them.
+      "no-checkpoints": { type: "boolean", default: false },
       out: { type: "string", default: path.join(ROOT, "docs/bench/adapters.json") },
     },
   });
@@ -55,7 +107,8 @@ async function main(): Promise<void> {
   for (const f of frameworks)
     if (!FRAMEWORKS.includes(f)) throw new Error(`unknown framework ${f}; known: ${FRAMEWORKS.join(", ")}`);
 
-  const chain = await embeddedChain();
+  const node = await startHardhatNode();
+  const chain = await devRpcChain(node.url);
   const [providerWallet, userWallet] = chain.wallets;
   const store = TraceStore.open(
     path.join(mkdtempSync(path.join(tmpdir(), "zkvai-adapter-bench-")), "store.sqlite"),
@@ -78,7 +131,12 @@ async function main(): Promise<void> {
       user: userWallet.account.address,
       profile: EXAMPLE_PROFILE,
       promises: [{ predicate: "AAP-4", theta }],
+      ...(values["no-checkpoints"] ? { policy: { everyRecords: Infinity, everyMs: Infinity } } : {}),
     });
+
+  // Session.call's own cost, the floor of every adapter: a loop of direct tool calls, bare and recorded.
+  const sessionCall = await sessionCallCost(open, calls, pairs);
+  console.error(`Session.call: +${sessionCall.addedMsPerCallP50.toFixed(3)} ms/call`);
 
   const rows: AdapterOverhead[] = [];
   for (const framework of frameworks) {
@@ -89,7 +147,11 @@ async function main(): Promise<void> {
       const ms = performance.now() - t0;
       if (result.toolCalls < calls)
         throw new Error(`${framework}: ${result.toolCalls} tool calls, expected ≥ ${calls}`);
-      return ms / result.toolCalls;
+      // The leaves not hashed yet in idle turns are hashed now, as the next checkpoint or close would.
+      const t1 = performance.now();
+      session?.root();
+      const hashing = performance.now() - t1;
+      return { perCall: ms / result.toolCalls, withHashing: (ms + hashing) / result.toolCalls };
     };
     // One warm-up of each: module loading and JIT are not the adapter's cost.
     await timed();
@@ -98,10 +160,13 @@ async function main(): Promise<void> {
     await warm.close();
     const bare: number[] = [];
     const insured: number[] = [];
+    const hashed: number[] = [];
     for (let i = 0; i < pairs; i++) {
-      bare.push(await timed());
+      bare.push((await timed()).perCall);
       const session = await open();
-      insured.push(await timed(session));
+      const run = await timed(session);
+      insured.push(run.perCall);
+      hashed.push(run.withHashing);
       await session.close();
     }
     const row: AdapterOverhead = {
@@ -112,21 +177,23 @@ async function main(): Promise<void> {
       insuredMsPerCall: median(insured),
       addedMsPerCallP50: median(insured.map((x, i) => x - bare[i])),
       ratioP50: median(insured.map((x, i) => x / bare[i])),
+      addedWithHashingMsPerCallP50: median(hashed.map((x, i) => x - bare[i])),
     };
     rows.push(row);
     console.error(`${framework}: +${row.addedMsPerCallP50.toFixed(3)} ms/call (×${row.ratioP50.toFixed(2)})`);
   }
   store.close();
+  await node.stop();
 
   mkdirSync(path.dirname(values.out!), { recursive: true });
-  writeFileSync(values.out!, `${JSON.stringify({ machine: benchMachine(), rows }, null, 2)}\n`);
+  writeFileSync(values.out!, `${JSON.stringify({ machine: benchMachine(), sessionCall, rows }, null, 2)}\n`);
   console.log(
     "| harness | calls per run | bare ms/call | insured ms/call | added ms/call (p50) | ratio (p50) |",
   );
   console.log("|---|---|---|---|---|---|");
-  for (const r of rows)
+  for (const r of [sessionCall, ...rows])
     console.log(
-      `| ${r.framework} | ${r.calls + 1} | ${r.bareMsPerCall.toFixed(3)} | ${r.insuredMsPerCall.toFixed(3)} | ${r.addedMsPerCallP50.toFixed(3)} | ${r.ratioP50.toFixed(2)} |`,
+      `| ${r.framework} | ${r.framework.startsWith("Session") ? r.calls : r.calls + 1} | ${r.bareMsPerCall.toFixed(3)} | ${r.insuredMsPerCall.toFixed(3)} | ${r.addedMsPerCallP50.toFixed(3)} | ${r.ratioP50.toFixed(2)} | ${r.addedWithHashingMsPerCallP50?.toFixed(3) ?? "n/a"} |`,
     );
 }
 
