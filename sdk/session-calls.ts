@@ -3,6 +3,7 @@
 // sees the trace its call extends, and records a refusal instead of running the tool. Whatever
 // the tool returns or throws, its record is stored before the call settles; a run() that throws
 // CallNotRunError (the harness refused the tool after all) is stored as a blocked record.
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Json } from "./core/canonical.js";
 import { Guard } from "./guard.js";
 import { messageOf } from "./core/record-checks.js";
@@ -13,11 +14,15 @@ import type { SessionContext } from "./session-options.js";
 import {
   CallNotRunError,
   GuardRefusal,
+  InvalidCallError,
   RecordWriteError,
   RecordedToolError,
   StoreUnavailableError,
   UnrecordableResultError,
 } from "./core/errors.js";
+
+/** The CallRunner whose guarded call is running its tool in this async context, if any. */
+const insideGuardedRun = new AsyncLocalStorage<CallRunner>();
 
 /** The Session's side of a call: the seq its record would get, and the one way to store it. */
 export interface CallRecorder {
@@ -67,6 +72,14 @@ export class CallRunner {
 
   private execute<T extends Json>(call: CallRecord, run: () => Promise<T>): Promise<T> {
     if (!this.guard) return this.runAndRecord(call, run);
+    // A recorded call made from inside a guarded call's tool (an agent used as a tool, a subagent) would
+    // wait for the turn its own caller holds: refused at once instead of deadlocking.
+    if (insideGuardedRun.getStore() === this)
+      return Promise.reject(
+        new InvalidCallError(
+          `call ${JSON.stringify(call.tool)}: made while another call of this session runs its tool; guard mode checks calls one at a time, so a nested call cannot be guarded (record nested agents in a session of their own)`,
+        ),
+      );
     const turn = this.guardTurn.then(() => this.guarded(call, run));
     this.guardTurn = turn.then(
       () => {},
@@ -102,7 +115,11 @@ export class CallRunner {
       });
       throw new GuardRefusal(promise.predicate, promise.index, verdict.reason, record.seq);
     }
-    return this.runAndRecord(call, run, (seq) => this.guard!.recorded(seq));
+    return this.runAndRecord(
+      call,
+      () => insideGuardedRun.run(this, run),
+      (seq) => this.guard!.recorded(seq),
+    );
   }
 
   private async runAndRecord<T extends Json>(

@@ -19,11 +19,17 @@
 //   allowedTools, permission modes such as bypassPermissions, acceptEdits, dontAsk, auto mode's classifier,
 //   PermissionRequest hooks, a permission-prompt MCP tool): those decisions reach no callback here and leave no
 //   authorization record, so a gated tool allowed that way is recorded as a call without an approval
-//   (an AAP-1 violation, truthfully). A call of an unlisted tool is recorded at PreToolUse; if the SDK
-//   or the decider then refuses it, the runtime never runs it, and zkVAI ends its record as a blocked
-//   record ("not run: …", HarnessRecorder.cancel), which no predicate reads as an executed call.
-//   A PreToolUse hook of yours that rewrites the input (updatedInput) makes the tool run with input
-//   that differs from the record. Calls the runtime never reports (no PreToolUse) are not recorded.
+//   (an AAP-1 violation, truthfully). A call of an unlisted tool is recorded at PreToolUse; if canUseTool's
+//   decider, or an SDK refusal reported through PermissionDenied, then stops it, zkVAI ends its record as
+//   a blocked record ("not run: …", HarnessRecorder.cancel), which no predicate reads as an executed call.
+//   Refusals PermissionDenied does not report (another PreToolUse hook's deny, a deny rule overriding a
+//   hook's allow or ask, a path-scoped deny rule for Read/Edit/Write; sdk.d.ts, SDKPermissionDeniedMessage)
+//   leave the call open until finishPending(). Calls the runtime never reports (no PreToolUse) are not recorded.
+// - Rewritten input: the args shown to the decider, authorized, recorded and run are one copy. For an
+//   approval tool that is canUseTool's input (another PreToolUse hook's updatedInput included), returned
+//   to the SDK as updatedInput; a call recorded at PreToolUse whose input then changes is denied in
+//   canUseTool, and one whose PostToolUse / PostToolUseFailure tool_input differs from its record (a
+//   rewrite that reached no canUseTool) is recorded with an error that says so, not with its result.
 // In guard mode a recorded call holds the guard until its end hook, so calls run one at a time.
 // Call finishPending() before session.close(): calls whose end never came are recorded as unknown.
 import type {
@@ -34,12 +40,20 @@ import type {
   HookJSONOutput,
   PermissionResult,
 } from "@anthropic-ai/claude-agent-sdk";
-import type { Json } from "../core/canonical.js";
+import { canonicalJson, type Json } from "../core/canonical.js";
+import { InvalidCallError } from "../core/errors.js";
 import { messageOf } from "../core/record-checks.js";
-import { recordableText } from "../session-limits.js";
+import { recordableText, snapshotArgs } from "../session-limits.js";
 import type { Session } from "../session.js";
 import { ask, checkApprovals, denialText, type ClaudeAgentApprovals } from "./claude-agent-sdk-approvals.js";
-import { HarnessInputError, HarnessRecorder, toolArgs, type HarnessCall } from "./recorder.js";
+import {
+  HarnessInputError,
+  HarnessRecorder,
+  refusalText,
+  toolArgs,
+  type HarnessCall,
+  type ToolArgs,
+} from "./recorder.js";
 
 export {
   type ApprovalAnswer,
@@ -106,8 +120,8 @@ export class ClaudeAgentAdapter {
   readonly options: ClaudeAgentOptionsFragment;
   /** Calls of approval tools seen at PreToolUse and not yet decided: recorded only once allowed. */
   private readonly deferred = new Map<string, HarnessCall>();
-  /** Calls recorder.begin() let through whose end the runtime has not reported yet. */
-  private readonly begun = new Set<string>();
+  /** Calls recorder.begin() let through whose end the runtime has not reported yet: their recorded args. */
+  private readonly begun = new Map<string, string>();
   private readonly approvals: ClaudeAgentApprovals | undefined;
   private readonly askFor: ReadonlySet<string>;
   private readonly toolName: (sdkName: string) => string;
@@ -131,17 +145,27 @@ export class ClaudeAgentAdapter {
     };
   }
 
+  /**
+   * The call as zkVAI records it: its args are a copy of the SDK's input, as the Session would store
+   * them (InvalidCallError for input it cannot), so nobody holding the SDK's object can change them.
+   */
   private callOf(sdkName: string, input: unknown, callId: string | undefined): HarnessCall {
     if (typeof callId !== "string" || callId === "")
       throw new HarnessInputError(`claude-agent-sdk: ${sdkName}: the SDK gave no tool_use id`);
     const tool = this.toolName(sdkName);
-    return { callId, tool, args: toolArgs(tool, input) };
+    return { callId, tool, args: snapshotArgs(tool, toolArgs(tool, input)) };
   }
 
   /** Before the permission checks: records the call (guarded), or defers an approval tool's call. */
   readonly preToolUse: HookCallback = async (input, toolUseID) => {
     if (input.hook_event_name !== "PreToolUse") return NOTHING;
-    const call = this.callOf(input.tool_name, input.tool_input, input.tool_use_id ?? toolUseID);
+    let call: HarnessCall;
+    try {
+      call = this.callOf(input.tool_name, input.tool_input, input.tool_use_id ?? toolUseID);
+    } catch (e) {
+      if (e instanceof InvalidCallError) return preDecision("deny", refusalText(input.tool_name, e));
+      throw e;
+    }
     if (this.askFor.has(call.tool) && !this.begun.has(call.callId)) {
       this.deferred.set(call.callId, call);
       return preDecision("ask", `zkVAI records an approval for every ${call.tool} call`);
@@ -149,7 +173,7 @@ export class ClaudeAgentAdapter {
     const gate = await this.recorder.begin(call);
     if (!gate.allowed) return preDecision("deny", gate.reason);
     if (gate.replayed) return preDecision("deny", alreadyRan(call.tool, call.callId));
-    this.begun.add(call.callId);
+    this.begun.set(call.callId, argsKey(call.args));
     return NOTHING;
   };
 
@@ -157,18 +181,23 @@ export class ClaudeAgentAdapter {
     if (input.hook_event_name !== "PostToolUse") return NOTHING;
     const failed = errorResultText(input.tool_response);
     const outcome = failed !== undefined ? { error: failed } : { result: input.tool_response };
-    await this.ended(input.tool_use_id ?? toolUseID, outcome);
+    await this.ended(input.tool_use_id ?? toolUseID, outcome, input.tool_input);
     return NOTHING;
   };
 
   readonly postToolUseFailure: HookCallback = async (input, toolUseID) => {
     if (input.hook_event_name !== "PostToolUseFailure") return NOTHING;
     const error = input.is_interrupt ? `interrupted: ${input.error}` : input.error;
-    await this.ended(input.tool_use_id ?? toolUseID, { error });
+    await this.ended(input.tool_use_id ?? toolUseID, { error }, input.tool_input);
     return NOTHING;
   };
 
-  /** The SDK refused a call after PreToolUse (a rule, a mode, the classifier, another hook). */
+  /**
+   * The SDK refused a call after PreToolUse without a permission prompt (a deny rule, dontAsk mode,
+   * auto mode's classifier). Not reported here (sdk.d.ts, SDKPermissionDeniedMessage): another
+   * PreToolUse hook's deny, a deny rule overriding a hook's allow or ask, a path-scoped deny rule for a
+   * file tool; such a call stays open until finishPending().
+   */
   readonly permissionDenied: HookCallback = async (input, toolUseID) => {
     if (input.hook_event_name !== "PermissionDenied") return NOTHING;
     const callId = input.tool_use_id ?? toolUseID ?? "";
@@ -180,22 +209,49 @@ export class ClaudeAgentAdapter {
   readonly canUseTool: CanUseTool = async (toolName, input, context) => {
     const approvals = this.approvals;
     if (!approvals) throw new HarnessInputError("claude-agent-sdk: canUseTool needs `approvals`");
-    const fresh = this.callOf(toolName, input, context?.toolUseID);
-    const { callId, tool } = fresh;
-    const call = this.deferred.get(callId) ?? fresh;
-    this.deferred.delete(callId);
-    const begun = this.begun.has(callId);
+    const callId = context?.toolUseID;
+    const tool = this.toolName(toolName);
+    const seen = callId === undefined ? undefined : this.deferred.get(callId);
+    if (callId !== undefined) this.deferred.delete(callId);
+    const recorded = callId === undefined ? undefined : this.begun.get(callId);
+    const begun = recorded !== undefined;
     // A call recorded at PreToolUse that will not run must still end, or close() waits for it.
     const fail = async (e: unknown): Promise<never> => {
-      if (begun) await this.notRun(callId, `its approval failed: ${messageOf(e)}`);
+      if (begun) await this.notRun(callId!, `its approval failed: ${messageOf(e)}`);
       throw e;
     };
-    const asked = await ask(approvals, { call, sdkToolName: toolName, context }).catch(fail);
-    if ("aborted" in asked) {
-      const message = `zkVAI: ${tool} was not run: its permission prompt was aborted`;
-      if (begun) await this.notRun(callId, message);
-      return deny(callId, message);
+    const refuse = async (why: string): Promise<PermissionResult> => {
+      if (begun) await this.notRun(callId!, why);
+      return deny(callId!, `zkVAI: ${tool} was not run: ${why}`);
+    };
+    // What the SDK runs if allowed is this input (returned as updatedInput below), so it is the one the
+    // decider is shown, the authorization covers and the call record holds: never the PreToolUse input,
+    // which another PreToolUse hook's updatedInput may since have replaced (the decider would approve
+    // one call and the tool run another, with a trace that matches the approval).
+    let call: HarnessCall;
+    try {
+      call = this.callOf(toolName, input, callId);
+    } catch (e) {
+      if (e instanceof InvalidCallError) return refuse(refusalText(tool, e));
+      return fail(e);
     }
+    // A call recorded at PreToolUse keeps the args it was recorded with: were its input changed since, the
+    // record would not say what ran, and a started record cannot be changed, so it is refused. An approval
+    // tool's call has no record yet, so the input the SDK now has is the call; the decider is told when it
+    // differs from what the model asked for (preToolUseArgs).
+    if (begun && argsKey(call.args) !== recorded)
+      return refuse(
+        "its input changed after PreToolUse recorded the call (another PreToolUse hook's updatedInput?), so its record would not say what ran",
+      );
+    const rewritten = seen !== undefined && argsKey(seen.args) !== argsKey(call.args);
+    // The decider gets its own copy: what it does to it changes neither the authorization nor what runs.
+    const asked = await ask(approvals, {
+      call: { ...call, args: copyOf(call.args) },
+      sdkToolName: toolName,
+      context,
+      ...(rewritten ? { preToolUseArgs: copyOf(seen.args) } : {}),
+    }).catch(fail);
+    if ("aborted" in asked) return refuse("its permission prompt was aborted");
     const { answer } = asked;
     let approved = call;
     try {
@@ -204,7 +260,7 @@ export class ClaudeAgentAdapter {
           throw new HarnessInputError(
             `claude-agent-sdk: ${tool}: updatedInput works only for tools in approvals.tools; this call was recorded at PreToolUse with the model's input`,
           );
-        approved = { ...call, args: toolArgs(tool, answer.updatedInput) };
+        approved = { ...call, args: snapshotArgs(tool, toolArgs(tool, answer.updatedInput)) };
       }
       this.recorder.approve(approved, answer);
     } catch (e) {
@@ -212,23 +268,40 @@ export class ClaudeAgentAdapter {
     }
     if (answer.decision !== "allow") {
       const message = denialText(tool, answer);
-      if (begun) await this.notRun(callId, message);
-      return deny(callId, message, answer.interrupt === true);
+      if (begun) await this.notRun(callId!, message);
+      return deny(callId!, message, answer.interrupt === true);
     }
     if (!begun) {
       // Recorded now, after its authorization: the guard (if on) checks it with the approval in the trace.
       const gate = await this.recorder.begin(approved);
-      if (!gate.allowed) return deny(callId, gate.reason);
-      if (gate.replayed) return deny(callId, alreadyRan(tool, callId));
-      this.begun.add(callId);
+      if (!gate.allowed) return deny(callId!, gate.reason);
+      if (gate.replayed) return deny(callId!, alreadyRan(tool, callId!));
+      this.begun.set(callId!, argsKey(approved.args));
     }
-    return { behavior: "allow", updatedInput: answer.updatedInput ?? input, toolUseID: callId };
+    // Always the recorded copy, so the tool runs with exactly the args authorized and recorded.
+    return { behavior: "allow", updatedInput: copyOf(approved.args), toolUseID: callId };
   };
 
-  /** A call's end: stores its outcome; an approval tool's call that ran without canUseTool is appended. */
-  private async ended(callId: string | undefined, outcome: { result: unknown } | { error: string }) {
+  /**
+   * A call's end: stores its outcome; an approval tool's call that ran without canUseTool is appended.
+   * `ranWith` is the end hook's tool_input: when it differs from the recorded args, the tool ran with other
+   * input than the record says, and the outcome is recorded as an error saying so.
+   */
+  private async ended(
+    callId: string | undefined,
+    outcome: { result: unknown } | { error: string },
+    ranWith: unknown,
+  ) {
     if (callId === undefined) return;
     const late = this.deferred.get(callId);
+    const recorded = late ? argsKey(late.args) : this.begun.get(callId);
+    if (recorded !== undefined && ranWith !== undefined) {
+      const other = otherInput(ranWith, recorded);
+      if (other !== undefined)
+        outcome = {
+          error: `the tool ran with input other than the recorded args (${other}); ${"error" in outcome ? `it failed: ${outcome.error}` : "its result is not recorded"}`,
+        };
+    }
     if (late) {
       // The runtime ran it without asking canUseTool (e.g. a mode that overrides "ask"): nothing could be
       // blocked any more, so the record says what happened, without an approval.
@@ -258,6 +331,26 @@ export class ClaudeAgentAdapter {
     this.deferred.clear();
     return this.recorder.finishPending();
   }
+}
+
+/** The canonical JSON of recorded args: two inputs are the same call's iff their keys are equal. */
+function argsKey(args: ToolArgs): string {
+  return canonicalJson(args);
+}
+
+function copyOf(args: ToolArgs): ToolArgs {
+  return JSON.parse(argsKey(args)) as ToolArgs;
+}
+
+/** An end hook's tool_input, described, when it is not the recorded args; undefined when it is. */
+function otherInput(ranWith: unknown, recorded: string): string | undefined {
+  let key: string;
+  try {
+    key = canonicalJson(toolArgs("tool", ranWith), { refuseUndefined: true });
+  } catch {
+    return "PostToolUse reported a tool_input JSON cannot carry";
+  }
+  return key === recorded ? undefined : `PostToolUse reported tool_input ${key}`;
 }
 
 function resultOf(result: unknown): { result?: Json } {

@@ -160,10 +160,16 @@ export function recordMcpClient<C extends Client>(
       throw new HarnessInputError(`callTool ${params?.name}: options.callId must be a non-empty string`);
     if (typeof params?.name !== "string")
       throw new HarnessInputError("callTool: params.name must be the tool's name");
+    if ((requestOptions as { task?: unknown }).task !== undefined)
+      throw new HarnessInputError(
+        `callTool ${params.name}: a task-augmented call returns a task handle, not the tool's outcome, so zkVAI cannot record it; call it without options.task`,
+      );
+    // One copy, taken before any await: what is approved, recorded and sent is the same object, whatever
+    // the caller does with its own arguments afterwards.
     const call: HarnessCall = {
       callId: given ?? newCallId(),
       tool: params.name,
-      args: toolArgs(params.name, params.arguments),
+      args: copyOf(params.name, toolArgs(params.name, params.arguments)),
     };
     if (opts.approve) {
       const approval = await decide(opts, call, annotations.get(call.tool));
@@ -172,7 +178,7 @@ export function recordMcpClient<C extends Client>(
         if (approval.decision !== "allow") return failure(approvalRefusal(call.tool, approval));
       }
     }
-    const sent = { ...params };
+    const sent = { ...params, arguments: call.args };
     ours.add(sent);
     try {
       return await recorder.run(call, async () => {
@@ -189,6 +195,14 @@ export function recordMcpClient<C extends Client>(
 
   target[ATTACHED] = own;
   return client as RecordedClient<C>;
+}
+
+function copyOf(tool: string, args: ToolArgs): ToolArgs {
+  try {
+    return structuredClone(args);
+  } catch (e) {
+    throw new HarnessInputError(`callTool ${tool}: its arguments cannot be copied: ${(e as Error).message}`);
+  }
 }
 
 /** Gives the client back its own callTool, request and listTools. */

@@ -11,7 +11,7 @@
 // actionId replays its stored outcome instead of running again (sdk/session-ledger.ts).
 // Approvals become authorization records with approve(). No framework reports who decided in a way an
 // adapter could trust, so the authority is always the integrator's to give: nothing here assumes "human".
-import type { Json } from "../core/canonical.js";
+import { canonicalJson, type Json } from "../core/canonical.js";
 import {
   CallNotRunError,
   GuardRefusal,
@@ -126,13 +126,36 @@ interface Pending {
   /** Session.call's promise: settles once the record is stored. */
   recorded: Promise<unknown>;
   settle?: (outcome: { result: unknown } | { error: unknown }) => void;
+  /** Session.call invoked its run(): the harness may run the tool. */
+  started: boolean;
+  /** Why the gate was given up before it opened; the call can then no longer start. */
+  abandoned?: string;
+  abandon: (reason: string) => void;
+}
+
+export interface HarnessRecorderOptions {
+  /**
+   * How long begin() waits for a call to be admitted before refusing it (ms; default 10,000, under
+   * OpenClaw's 15 s hook timeout). Only guard mode makes a call wait: it admits one at a time.
+   */
+  gateTimeoutMs?: number;
 }
 
 export class HarnessRecorder {
   private readonly pending = new Map<string, Pending>();
   private readonly lastApproval = new Map<string, { key: string; record: TraceRecord }>();
 
-  constructor(readonly session: Session) {}
+  private readonly gateTimeoutMs: number;
+
+  constructor(
+    readonly session: Session,
+    opts: HarnessRecorderOptions = {},
+  ) {
+    const timeout = opts.gateTimeoutMs ?? 10_000;
+    if (!(timeout > 0 && timeout <= 2 ** 31 - 1))
+      throw new HarnessInputError(`gateTimeoutMs must be a positive number of milliseconds, got ${timeout}`);
+    this.gateTimeoutMs = timeout;
+  }
 
   /**
    * Runs a tool through Session.call with the framework's call id as its actionId: the result, or the
@@ -155,23 +178,41 @@ export class HarnessRecorder {
    * A call's start hook: the call is checked (and, in guard mode, guarded) as Session.call checks it,
    * then held open until finish(). Resolves once the framework may run the tool, or with the refusal.
    * Repeated for a call still open, it returns the first gate.
+   * A gate that has not opened within `gateTimeoutMs`, or whose `signal` aborts first (the harness
+   * stopped waiting: its hook timed out, a sibling call failed), resolves refused, and the call can no
+   * longer start: when its turn comes it is stored as a blocked record (CallNotRunError), which no
+   * predicate reads as executed. Without this, a call the harness gave up on would start later, hold
+   * guard mode's one-at-a-time turn until the session closed, and read as executed.
    */
-  begin(call: HarnessCall): Promise<Gate> {
+  begin(call: HarnessCall, opts: { signal?: AbortSignal } = {}): Promise<Gate> {
     const open = this.pending.get(call.callId);
     if (open) return open.gate;
     const entry: Pending = {
       gate: undefined as unknown as Promise<Gate>,
       recorded: undefined as unknown as Promise<unknown>,
+      started: false,
+      abandon: () => {},
     };
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
     const outcome = new Promise<unknown>((resolve, reject) => {
       entry.settle = (o) => ("error" in o ? reject(o.error) : resolve(o.result));
     });
+    const abandoned = new Promise<Gate>((resolve) => {
+      entry.abandon = (reason) => {
+        if (entry.started || entry.abandoned !== undefined) return;
+        entry.abandoned = reason;
+        const error = new CallNotRunError(`not run: ${reason}`);
+        resolve({ allowed: false, reason: `zkVAI refused ${call.tool}: ${reason}`, error });
+      };
+    });
     entry.recorded = this.session.call(
       call.tool,
       call.args,
       () => {
+        if (entry.abandoned !== undefined)
+          return Promise.reject(new CallNotRunError(`not run: ${entry.abandoned}`));
+        entry.started = true;
         started();
         return outcome as Promise<Json>;
       },
@@ -183,12 +224,27 @@ export class HarnessRecorder {
         (): Gate => ({ allowed: true, replayed: true }),
         (error): Gate => ({ allowed: false, reason: refusalText(call.tool, error), error }),
       ),
+      abandoned,
     ]);
     // The record's outcome is the framework's business once the gate opened; it must not go unhandled.
     entry.recorded.catch(() => {});
     this.pending.set(call.callId, entry);
+    const timer = setTimeout(
+      () =>
+        entry.abandon(
+          `not admitted within ${this.gateTimeoutMs} ms (guard mode admits one call at a time, and an earlier one has not finished)`,
+        ),
+      this.gateTimeoutMs,
+    );
+    timer.unref?.();
+    const onAbort = () => entry.abandon("the harness stopped waiting for it");
+    if (opts.signal?.aborted) onAbort();
+    else opts.signal?.addEventListener("abort", onAbort, { once: true });
     void entry.gate.then((gate) => {
-      if (!gate.allowed || gate.replayed) this.pending.delete(call.callId);
+      clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", onAbort);
+      if ((!gate.allowed || gate.replayed) && this.pending.get(call.callId) === entry)
+        this.pending.delete(call.callId);
     });
     return entry.gate;
   }
@@ -230,19 +286,25 @@ export class HarnessRecorder {
   }
 
   /**
-   * Records every call begun but never finished with an OutcomeUnknownError (a harness whose end hook is
-   * not awaited, or a run that stopped), so Session.close() does not wait for them. Call it before close().
+   * Ends every call begun and not finished, so Session.close() does not wait for them: one whose tool
+   * started (the harness's end hook never came) is recorded with an OutcomeUnknownError; one whose gate
+   * never opened can no longer start, and is stored as a blocked record. Call it before close().
    */
   async finishPending(reason = "the harness reported no outcome for this call"): Promise<number> {
-    const ids = [...this.pending.keys()];
-    await Promise.all(ids.map((id) => this.finish(id, { error: new OutcomeUnknownError(reason) })));
-    return ids.length;
+    const entries = [...this.pending.values()];
+    this.pending.clear();
+    for (const entry of entries) {
+      if (entry.started) entry.settle?.({ error: new OutcomeUnknownError(reason) });
+      else entry.abandon("the session ended before it was admitted");
+    }
+    await Promise.allSettled(entries.map((e) => e.recorded));
+    return entries.length;
   }
 
   /**
    * Records an approval decision for a call as an authorization record over its tool and args, before the
-   * call's own record. The same decision repeated for a call (a hook that fires twice) is written once;
-   * a different one is a new record, and AAP-1 reads the latest.
+   * call's own record. The same decision over the same args repeated for a call (a hook that fires twice)
+   * is written once; a different one (other args included) is a new record, and AAP-1 reads the latest.
    */
   approve(call: HarnessCall, approval: Approval): TraceRecord {
     const { decision, authority, policyId } = approval;
@@ -257,7 +319,7 @@ export class HarnessRecorder {
       );
     if (!SCOPES.includes(scope))
       throw new HarnessInputError(`approval of ${call.tool}: scope must be one of ${SCOPES.join(", ")}`);
-    const key = JSON.stringify([call.tool, decision, authority, scope, policyId ?? null]);
+    const key = canonicalJson([call.tool, call.args, decision, authority, scope, policyId ?? null]);
     const last = this.lastApproval.get(call.callId);
     if (last?.key === key) return last.record;
     const record = this.session.authorize({

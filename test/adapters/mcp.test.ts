@@ -255,4 +255,22 @@ describe("MCP adapter", () => {
     await b.close();
     await session.close();
   });
+
+  it("sends what it recorded: arguments changed by the caller after callTool are not what the server gets", async () => {
+    const session = await ins.open("mcp-copy", { guard: true });
+    const c = await connect(session);
+    const args = { to: ALLOWED };
+    const pending = c.client.callTool({ name: "send_email", arguments: args });
+    args.to = ATTACKER; // after the call was made, before it is sent
+    await pending;
+    expect(c.ran).toEqual([`send_email ${ALLOWED}`]);
+    expect(ins.records(session.sessionId)).toMatchObject([{ kind: "call", args: { to: ALLOWED } }]);
+    // A task-augmented call would record a task handle, not the outcome: refused, nothing sent.
+    await expect(
+      c.client.callTool({ name: "read_inbox" }, undefined, { task: { ttl: 1000 } } as never),
+    ).rejects.toThrow(/task-augmented/);
+    expect(c.ran).toHaveLength(1);
+    await c.close();
+    await session.close();
+  });
 });

@@ -1,6 +1,6 @@
 // HarnessRecorder, the part every adapter shares: wrapped runs, begin/finish hooks with deduplication,
 // approvals as authorization records, cancelled calls, refusals. Every adapter's own test settles real claims.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GuardRefusal } from "../../sdk/core/errors.js";
 import {
   FailedResult,
@@ -117,6 +117,80 @@ describe("HarnessRecorder", () => {
     expect(await rec.begin(call)).toEqual({ allowed: true, replayed: false });
     await rec.finish("x1", { result: "sent" });
     expect(ins.verdict(session.sessionId, "AAP-4")).toMatchObject({ violated: true, seq: 1 });
+    await session.close();
+  });
+
+  it("guard mode: a gate not admitted in time, or given up by the harness, is refused and stored as blocked", async () => {
+    const session = await ins.open("gate-timeout", { guard: true });
+    const rec = new HarnessRecorder(session, { gateTimeoutMs: 50 });
+    const first = { callId: "a", tool: "read_inbox", args: {} };
+    expect(await rec.begin(first)).toEqual({ allowed: true, replayed: false });
+    // The first call holds guard mode's turn; the second waits, times out, and can no longer start.
+    const late = await rec.begin({ callId: "b", tool: "send_email", args: { to: ALLOWED } });
+    expect(late).toMatchObject({
+      allowed: false,
+      reason: expect.stringMatching(/not admitted within 50 ms/),
+    });
+    const controller = new AbortController();
+    const given = rec.begin({ callId: "c", tool: "read_inbox", args: {} }, { signal: controller.signal });
+    controller.abort();
+    expect(await given).toMatchObject({ allowed: false, reason: expect.stringMatching(/stopped waiting/) });
+    await rec.finish("a", { result: "inbox" });
+    await session.flush();
+    // Each refused call, when its turn came, was stored as a blocked record: neither reads as executed.
+    await vi.waitFor(() => expect(ins.records(session.sessionId)).toHaveLength(3));
+    expect(ins.records(session.sessionId)).toMatchObject([
+      { actionId: "a", result: "inbox" },
+      { actionId: "b", blocked: true },
+      { actionId: "c", blocked: true },
+    ]);
+    expect(rec.open).toBe(0);
+    await session.close();
+  });
+
+  it("finishPending: a started call's outcome is unknown; one never admitted is blocked; close() returns", async () => {
+    const session = await ins.open("pending", { guard: true });
+    const rec = new HarnessRecorder(session);
+    await rec.begin({ callId: "p1", tool: "read_inbox", args: {} });
+    const waiting = rec.begin({ callId: "p2", tool: "send_email", args: { to: ALLOWED } });
+    expect(await rec.finishPending()).toBe(2);
+    expect((await waiting).allowed).toBe(false);
+    expect(ins.records(session.sessionId)).toMatchObject([
+      { actionId: "p1", error: "the harness reported no outcome for this call" },
+      { actionId: "p2", blocked: true },
+    ]);
+    expect(ins.records(session.sessionId)[0]).not.toHaveProperty("blocked");
+    await session.close();
+  });
+
+  it("guard mode refuses a recorded call made from inside another's tool instead of deadlocking", async () => {
+    const session = await ins.open("nested", { guard: true });
+    const rec = new HarnessRecorder(session);
+    const outer = rec.run({ callId: "outer", tool: "read_inbox", args: {} }, async () =>
+      rec.run({ callId: "inner", tool: "send_email", args: { to: ALLOWED } }, async () => "sent"),
+    );
+    await expect(outer).rejects.toThrow(/nested call cannot be guarded/);
+    expect(ins.records(session.sessionId)).toMatchObject([
+      { actionId: "outer", error: expect.stringMatching(/nested/) },
+    ]);
+    await session.close();
+  });
+
+  it("approve: the same decision over other args is a new record", async () => {
+    const session = await ins.open("approve-args");
+    const rec = new HarnessRecorder(session);
+    const a = rec.approve(
+      { callId: "d", tool: "delete_file", args: { path: "/tmp/a" } },
+      { decision: "allow", authority: "human" },
+    );
+    const b = rec.approve(
+      { callId: "d", tool: "delete_file", args: { path: "/tmp/b" } },
+      { decision: "allow", authority: "human" },
+    );
+    expect(b.seq).toBe(a.seq + 1);
+    await rec.run({ callId: "d", tool: "delete_file", args: { path: "/tmp/b" } }, async () => "deleted");
+    expect(ins.verdict(session.sessionId, "AAP-1").violated).toBe(false);
+    expect(() => new HarnessRecorder(session, { gateTimeoutMs: 0 })).toThrow(HarnessInputError);
     await session.close();
   });
 
