@@ -11,6 +11,7 @@ import { canonicalJson, type Json } from "./core/canonical.js";
 import { Checkpointer } from "./checkpointer.js";
 import { gatedTools } from "./guard.js";
 import { LeafLog } from "./core/leaf-log.js";
+import type { EncodingProfile } from "./core/profile.js";
 import {
   authorizationBody,
   checkCall,
@@ -100,6 +101,11 @@ export class Session {
       const session = new Session(ctx, records, openTx);
       return { session, checkpointer: session.checkpointer };
     });
+  }
+
+  /** The encoding profile the session records under: the tools it may record. */
+  get profile(): EncodingProfile {
+    return this.ctx.profile;
   }
 
   get count(): number {

@@ -112,6 +112,12 @@ export function recordTools<TOOLS extends ToolSet>(
 ): TOOLS {
   const recorder = recorderOf(target);
   const unrecorded = new Set(opts.unrecorded ?? []);
+  // A profile tool is one a promise may read: running it unrecorded would drop records the claim needs.
+  for (const name of unrecorded)
+    if (Object.hasOwn(recorder.session.profile.tools, name))
+      throw new HarnessInputError(
+        `recordTools: ${JSON.stringify(name)} is in the session's encoding profile, so its calls must be recorded; it cannot be \`unrecorded\``,
+      );
   if (tools === null || typeof tools !== "object")
     throw new HarnessInputError("recordTools: tools must be a ToolSet (an object of tools by name)");
   const wrapped: Record<string, unknown> = {};

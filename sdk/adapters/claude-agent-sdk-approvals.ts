@@ -4,15 +4,30 @@
 // configured for it (the rule that ran out the clock), never assumed.
 import type { CanUseTool } from "@anthropic-ai/claude-agent-sdk";
 import { AUTHORITIES } from "../core/records.js";
-import { HarnessInputError, type Approval, type Authority, type HarnessCall } from "./recorder.js";
+import {
+  HarnessInputError,
+  type Approval,
+  type Authority,
+  type HarnessCall,
+  type ToolArgs,
+} from "./recorder.js";
 
 /** What the SDK passed canUseTool besides the tool and its input (toolUseID, title, suggestions, …). */
 export type CanUseToolContext = Parameters<CanUseTool>[2];
 
 /** What the decider is asked: one tool call, as zkVAI records it, and the SDK's own prompt. */
 export interface ApprovalRequest {
-  /** callId is the SDK's tool_use id, tool the profile's name for it, args its input. */
+  /**
+   * callId is the SDK's tool_use id, tool the profile's name for it, args its input as canUseTool got
+   * it: exactly what an allow authorizes, what is recorded and what the tool runs with (unless the
+   * answer's updatedInput replaces it). A copy: changing it changes nothing.
+   */
   call: HarnessCall;
+  /**
+   * The input PreToolUse saw, only when it differs from `call.args`: another PreToolUse hook's
+   * updatedInput rewrote the model's input before the prompt (approval tools only).
+   */
+  preToolUseArgs?: ToolArgs;
   /** The tool's name as the SDK spells it (mcp__server__tool for MCP tools). */
   sdkToolName: string;
   /** The SDK's permission prompt: title, description, decisionReason, suggestions, agentID, … */
@@ -28,8 +43,9 @@ export interface ApprovalAnswer extends Approval {
   /** deny/timeout: also stop the run (the SDK's `interrupt`). */
   interrupt?: boolean;
   /**
-   * allow: run the tool with this input instead. The authorization and the call record cover it, not
-   * the model's input. Only for tools in `approvals.tools` (their calls are recorded after the decision).
+   * allow: run the tool with this input instead of `call.args`. The authorization and the call record
+   * cover it, and it is what the SDK is told to run. Only for tools in `approvals.tools` (their calls are
+   * recorded after the decision).
    */
   updatedInput?: Record<string, unknown>;
 }

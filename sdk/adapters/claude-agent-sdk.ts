@@ -163,7 +163,8 @@ export class ClaudeAgentAdapter {
     try {
       call = this.callOf(input.tool_name, input.tool_input, input.tool_use_id ?? toolUseID);
     } catch (e) {
-      if (e instanceof InvalidCallError) return preDecision("deny", refusalText(input.tool_name, e));
+      if (e instanceof InvalidCallError)
+        return preDecision("deny", refusalText(this.toolName(input.tool_name), e));
       throw e;
     }
     if (this.askFor.has(call.tool) && !this.begun.has(call.callId)) {
@@ -210,19 +211,21 @@ export class ClaudeAgentAdapter {
     const approvals = this.approvals;
     if (!approvals) throw new HarnessInputError("claude-agent-sdk: canUseTool needs `approvals`");
     const callId = context?.toolUseID;
+    if (typeof callId !== "string" || callId === "")
+      throw new HarnessInputError(`claude-agent-sdk: ${toolName}: the SDK gave no tool_use id`);
     const tool = this.toolName(toolName);
-    const seen = callId === undefined ? undefined : this.deferred.get(callId);
-    if (callId !== undefined) this.deferred.delete(callId);
-    const recorded = callId === undefined ? undefined : this.begun.get(callId);
+    const seen = this.deferred.get(callId);
+    this.deferred.delete(callId);
+    const recorded = this.begun.get(callId);
     const begun = recorded !== undefined;
     // A call recorded at PreToolUse that will not run must still end, or close() waits for it.
     const fail = async (e: unknown): Promise<never> => {
-      if (begun) await this.notRun(callId!, `its approval failed: ${messageOf(e)}`);
+      if (begun) await this.notRun(callId, `its approval failed: ${messageOf(e)}`);
       throw e;
     };
-    const refuse = async (why: string): Promise<PermissionResult> => {
-      if (begun) await this.notRun(callId!, why);
-      return deny(callId!, `zkVAI: ${tool} was not run: ${why}`);
+    const refuse = async (why: string, told = `zkVAI: ${tool} was not run: ${why}`) => {
+      if (begun) await this.notRun(callId, why);
+      return deny(callId, told);
     };
     // What the SDK runs if allowed is this input (returned as updatedInput below), so it is the one the
     // decider is shown, the authorization covers and the call record holds: never the PreToolUse input,
@@ -232,7 +235,7 @@ export class ClaudeAgentAdapter {
     try {
       call = this.callOf(toolName, input, callId);
     } catch (e) {
-      if (e instanceof InvalidCallError) return refuse(refusalText(tool, e));
+      if (e instanceof InvalidCallError) return refuse(messageOf(e), refusalText(tool, e));
       return fail(e);
     }
     // A call recorded at PreToolUse keeps the args it was recorded with: were its input changed since, the
@@ -268,15 +271,15 @@ export class ClaudeAgentAdapter {
     }
     if (answer.decision !== "allow") {
       const message = denialText(tool, answer);
-      if (begun) await this.notRun(callId!, message);
-      return deny(callId!, message, answer.interrupt === true);
+      if (begun) await this.notRun(callId, message);
+      return deny(callId, message, answer.interrupt === true);
     }
     if (!begun) {
       // Recorded now, after its authorization: the guard (if on) checks it with the approval in the trace.
       const gate = await this.recorder.begin(approved);
-      if (!gate.allowed) return deny(callId!, gate.reason);
-      if (gate.replayed) return deny(callId!, alreadyRan(tool, callId!));
-      this.begun.set(callId!, argsKey(approved.args));
+      if (!gate.allowed) return deny(callId, gate.reason);
+      if (gate.replayed) return deny(callId, alreadyRan(tool, callId));
+      this.begun.set(callId, argsKey(approved.args));
     }
     // Always the recorded copy, so the tool runs with exactly the args authorized and recorded.
     return { behavior: "allow", updatedInput: copyOf(approved.args), toolUseID: callId };
@@ -346,7 +349,7 @@ function copyOf(args: ToolArgs): ToolArgs {
 function otherInput(ranWith: unknown, recorded: string): string | undefined {
   let key: string;
   try {
-    key = canonicalJson(toolArgs("tool", ranWith), { refuseUndefined: true });
+    key = canonicalJson(toolArgs("tool", ranWith));
   } catch {
     return "PostToolUse reported a tool_input JSON cannot carry";
   }

@@ -263,6 +263,11 @@ describe("Vercel AI SDK adapter", () => {
     expect(
       recordTools(session, { web_search: tool(search) }, { unrecorded: ["web_search"] }).web_search,
     ).toBeDefined();
+    // A profile tool cannot be passed through unrecorded: a promise may read its calls.
+    const send = tool({ inputSchema: z.object({ to: z.string() }), execute: async () => "sent" });
+    expect(() => recordTools(session, { send_email: send }, { unrecorded: ["send_email"] })).toThrow(
+      /must be recorded/,
+    );
     const tools = recordTools(session, {
       read_inbox: tool({ inputSchema: z.object({}), execute: async () => "inbox" }),
       shell: tool({ inputSchema: z.object({ cmd: z.string() }), execute: async () => "ran" }),
