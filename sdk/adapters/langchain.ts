@@ -11,15 +11,21 @@
 // - Cannot tell: who decided (HITL decisions carry no reviewer; the integrator names the authority), tool
 //   calls that do not go through the ToolNode (a model's server-side tools, tools invoked by hand), and
 //   whether a model reuses tool call ids (a reused id with the same args replays the stored outcome).
-// Put the middleware first in createAgent's list: it then records what the model finally gets (after
-// other middlewares' retries or rewrites) and blocks before any other middleware runs the tool.
+// - Interrupts: a tool that calls LangGraph's interrupt() did not finish; its paused attempt is a blocked
+//   record (no execution, the actionId stays free), and the run LangGraph makes on resume is the call,
+//   recorded under the same tool call id, so an approval given while the tool waited covers it.
+// Where it goes in createAgent's list, whose first entry is the outermost wrapToolCall: last (innermost),
+// it records each run of the tool with the args it ran with, and guards those args; an inner retry cannot
+// then run the tool again (one tool call id, one execution: a second attempt replays the first's outcome).
+// First (outermost), it records one call per tool call id, with the model's args and the reply the model
+// finally gets, however often inner middlewares ran the tool and whatever args they gave it.
 import { randomUUID } from "node:crypto";
 import { createMiddleware, ToolInvocationError, ToolMessage, type AgentMiddleware } from "langchain";
 import {
+  CallNotRunError,
   IdempotencyConflictError,
   RecordedToolError,
   UnrecordableResultError,
-  ZkvaiError,
 } from "../core/errors.js";
 import type { Json } from "../core/canonical.js";
 import type { Session } from "../session.js";
@@ -62,22 +68,27 @@ export interface LangChainAdapterOptions {
 
 type ToolReply = Awaited<ReturnType<NonNullable<AgentMiddleware["wrapToolCall"]>>>;
 
-/** What a recorded LangGraph interrupt's error text starts with: on resume the tool runs again. */
-const INTERRUPTED = "langgraph interrupt";
-
-/** A GraphInterrupt (or another LangGraph control-flow signal) raised inside a tool, carried past Session.call. */
-export class ToolInterrupted extends ZkvaiError {
-  static override readonly code: string = "TOOL_INTERRUPTED";
-  override name = "ToolInterrupted";
-  constructor(readonly signal: unknown) {
-    super(
-      `${INTERRUPTED}: the tool paused the run (${(signal as Error)?.name ?? "GraphBubbleUp"}); LangGraph runs it again on resume`,
-    );
-  }
-}
-
 /** LangGraph's own test (isGraphBubbleUp), duck-typed so the adapter needs no @langchain/langgraph import. */
 const isBubbleUp = (e: unknown) => (e as { is_bubble_up?: unknown } | null)?.is_bubble_up === true;
+
+/**
+ * The bubble-ups after which LangGraph runs the node again from the start: interrupt() (GraphInterrupt,
+ * NodeInterrupt) and a drain (GraphDrained). A ParentCommand is not one: the tool handed its result to
+ * the parent graph, and it is recorded as the call's error.
+ */
+const PAUSES: ReadonlySet<unknown> = new Set(["GraphInterrupt", "NodeInterrupt", "GraphDrained"]);
+const isPause = (e: unknown) => isBubbleUp(e) && PAUSES.has((e as Error).name);
+
+/**
+ * A tool that paused the run did not finish, and LangGraph runs it again from the start on resume. So the
+ * paused attempt is no execution outcome: it is stored as a blocked record (CallNotRunError), which no
+ * predicate reads as a call and which leaves the actionId free for the resumed run, recorded under it.
+ */
+function pausedAttempt(signal: unknown): CallNotRunError {
+  return new CallNotRunError(
+    `not run: langgraph interrupt: the tool paused the run (${(signal as Error).name}) before it finished; LangGraph runs it again on resume, under the same id`,
+  );
+}
 
 const contentText = (content: unknown) => (typeof content === "string" ? content : JSON.stringify(content));
 
@@ -115,54 +126,48 @@ export function zkvaiMiddleware(
     name: opts.name ?? "zkvai",
     wrapToolCall: async (request, handler) => {
       const { toolCall } = request;
-      const base: HarnessCall = {
+      const call: HarnessCall = {
         // Some providers send "" for no id; a minted one is unique, so it replays nothing.
         callId: toolCall.id || `lc:${randomUUID()}`,
         tool: toolCall.name,
         args: toolArgs(toolCall.name, toolCall.args),
       };
-      // A tool that raised an interrupt was recorded with INTERRUPTED; LangGraph runs it again on resume, a
-      // second execution, so that one is a new record: "<id>#resume1", "#resume2", ...
-      for (let resumed = 0; ; resumed++) {
-        const call = resumed === 0 ? base : { ...base, callId: `${base.callId}#resume${resumed}` };
-        let reply: ToolReply | undefined;
-        let thrown: { error: unknown } | undefined;
-        try {
-          const stored = await recorder.run(call, async () => {
-            try {
-              reply = await handler(request);
-            } catch (e) {
-              thrown = { error: e };
-              throw isBubbleUp(e) ? new ToolInterrupted(e) : e;
-            }
-            const { message, content } = replyContent(reply, call.callId);
-            if (message?.status === "error") throw new FailedResult(content, contentText(content));
-            return content;
-          });
-          // A known actionId replays its stored outcome without running the tool: rebuild the ToolMessage.
-          return (
-            reply ??
-            new ToolMessage({ content: asContent(stored), tool_call_id: call.callId, name: call.tool })
-          );
-        } catch (e) {
-          // Refused before running (guard, store down, a call zkVAI cannot record, a reused id with other
-          // args): the model reads why, as a failed tool call, and the run goes on.
-          if (isRefusal(e) || e instanceof IdempotencyConflictError)
-            return errorReply(call, refusalText(call.tool, e));
-          if (e instanceof RecordedToolError) {
-            if (e.message.startsWith(INTERRUPTED)) continue;
-            // A replayed failure: the stored error, as the tool's own error would reach the model.
-            if (toolErrors === "throw") throw e;
-            return errorReply(call, `${e.message}\n Please fix your mistakes.`);
+      let reply: ToolReply | undefined;
+      let thrown: { error: unknown } | undefined;
+      try {
+        const stored = await recorder.run(call, async () => {
+          try {
+            reply = await handler(request);
+          } catch (e) {
+            thrown = { error: e };
+            throw isPause(e) ? pausedAttempt(e) : e;
           }
-          // The tool ran and the model gets its reply; only the record holds an error instead of the result.
-          if (e instanceof UnrecordableResultError && reply !== undefined) return reply;
-          if (thrown === undefined || (e !== thrown.error && !(e instanceof ToolInterrupted))) throw e;
-          const error = thrown.error;
-          if (isBubbleUp(error) || toolErrors === "throw" || ToolInvocationError.isInstance(error))
-            throw error;
-          return errorReply(call, `${error}\n Please fix your mistakes.`);
+          const { message, content } = replyContent(reply, call.callId);
+          if (message?.status === "error") throw new FailedResult(content, contentText(content));
+          return content;
+        });
+        // A known actionId replays its stored outcome without running the tool: rebuild the ToolMessage.
+        return (
+          reply ?? new ToolMessage({ content: asContent(stored), tool_call_id: call.callId, name: call.tool })
+        );
+      } catch (e) {
+        // Refused before running (guard, store down, a call zkVAI cannot record, a reused id with other
+        // args): the model reads why, as a failed tool call, and the run goes on.
+        if (isRefusal(e) || e instanceof IdempotencyConflictError)
+          return errorReply(call, refusalText(call.tool, e));
+        if (e instanceof RecordedToolError) {
+          // A replayed failure: the stored error, as the tool's own error would reach the model.
+          if (toolErrors === "throw") throw e;
+          return errorReply(call, `${e.message}\n Please fix your mistakes.`);
         }
+        // The tool ran and the model gets its reply; only the record holds an error instead of the result.
+        if (e instanceof UnrecordableResultError && reply !== undefined) return reply;
+        // The paused attempt is stored blocked; LangGraph must see its own interrupt, unchanged.
+        if (e instanceof CallNotRunError && thrown !== undefined && isPause(thrown.error)) throw thrown.error;
+        if (thrown === undefined || e !== thrown.error) throw e;
+        const error = thrown.error;
+        if (isBubbleUp(error) || toolErrors === "throw" || ToolInvocationError.isInstance(error)) throw error;
+        return errorReply(call, `${error}\n Please fix your mistakes.`);
       }
     },
   });
@@ -170,7 +175,7 @@ export function zkvaiMiddleware(
 
 export interface LangChainAdapter {
   readonly recorder: HarnessRecorder;
-  /** Add it to createAgent({ middleware: [adapter.middleware, ...] }), first. */
+  /** Add it to createAgent({ middleware: [..., adapter.middleware] }), last: see the module header. */
   readonly middleware: AgentMiddleware;
   /** Human-in-the-loop decisions → authorization records (pending, decide, timeout, decideWithin). */
   readonly approvals: LangChainApprovals;

@@ -1,16 +1,22 @@
 // Which OpenClaw tool call a hook firing belongs to, the plugin's state for each call in flight, and
 // how after_tool_call's report of a call becomes its recorded outcome.
 // OpenClaw's toolCallId is optional and is the model provider's id, which recurs across sessions and
-// runs (counters such as "call_0"), so a call is keyed, and its record's actionId named, by
-// <sessionKey or sessionId>/<runId>/<toolCallId>. A firing without a toolCallId gets a minted id; its
-// after_tool_call is matched to the oldest open minted call of the same session, run, tool and params.
+// runs, and within a run for providers with per-turn counters ("call_0"), so a call is keyed by
+// <sessionKey or sessionId>/<runId>/<toolCallId>, and its record's actionId is that key the first time
+// and <key>#2, #3, … for each later call under a key whose call already ended: a finished actionId
+// would replay its stored outcome (or, with other args, be refused), but OpenClaw cannot replay, so the
+// tool would run again unrecorded and unguarded.
 // A before_tool_call for a key still open is a repeated firing of the same call (openclaw#15502: the
-// tool wrapped twice), never a new call.
+// tool wrapped twice), never a new call. Without a toolCallId nothing tells a repeated firing from a
+// second call with the same tool and params (OpenClaw fires the repeat after the first firing
+// returned, and may run two identical calls at once), so each firing is a call of its own, with a
+// minted id: a repeat is recorded twice (over-recorded, never merged). Its after_tool_call finishes the
+// oldest open minted call of the same session, run, tool and params, once.
 import { randomUUID } from "node:crypto";
 import type { Session } from "../session.js";
 import type { Gate, HarnessCall, HarnessRecorder } from "./recorder.js";
 import { OutcomeUnknownError, toolArgs } from "./recorder.js";
-import { CallNotRunError, ZkvaiError } from "../core/errors.js";
+import { CallNotRunError, IdempotencyConflictError, ZkvaiError } from "../core/errors.js";
 import type {
   PluginApprovalResolution,
   PluginHookAfterToolCallEvent,
@@ -20,7 +26,9 @@ import type {
 
 /** One tool call between its first before_tool_call and its after_tool_call. */
 export interface OpenCall {
-  /** The record's actionId. */
+  /** What its hook firings name: <where>/<toolCallId>, or <where>/zkvai-<uuid> for a minted id. */
+  base: string;
+  /** The record's actionId: `base`, or `base#n` when calls under `base` were begun before. */
   key: string;
   call: HarnessCall;
   recorder: HarnessRecorder;
@@ -33,6 +41,11 @@ export interface OpenCall {
   blocked?: string;
   /** For a minted id: where its after_tool_call is looked for, and the params it must match. */
   minted?: { bucket: string; params: string };
+}
+
+/** A gate for an actionId an earlier call already used: replayed, or refused for its other args. */
+export function reusedKey(gate: Gate): boolean {
+  return gate.allowed ? gate.replayed : gate.error instanceof IdempotencyConflictError;
 }
 
 const part = (s: string | undefined) => (s === undefined || s === "" ? "-" : s);
@@ -50,9 +63,13 @@ function paramsText(params: unknown): string {
 }
 
 export class OpenCalls {
-  private readonly byKey = new Map<string, OpenCall>();
+  /** Open calls with a toolCallId, by base. */
+  private readonly byBase = new Map<string, OpenCall>();
   /** Open calls with a minted id, oldest first, by session/run/tool. */
   private readonly mintedBy = new Map<string, OpenCall[]>();
+  private readonly open = new Set<OpenCall>();
+  /** Per recorder, how many actionIds each base was given (`base`, `base#2`, …). */
+  private readonly uses = new WeakMap<HarnessRecorder, Map<string, number>>();
 
   /** The call a before_tool_call firing belongs to; `fresh` when this is its first firing. */
   before(
@@ -63,31 +80,28 @@ export class OpenCalls {
     const toolCallId = event.toolCallId ?? ctx.toolCallId;
     const where = scope(event, ctx);
     if (toolCallId !== undefined && toolCallId !== "") {
-      const key = `${where}/${toolCallId}`;
-      const open = this.byKey.get(key);
+      const base = `${where}/${toolCallId}`;
+      const open = this.byBase.get(base);
       if (open) return { entry: open, fresh: false };
-      const entry = this.create(key, event, recorder);
-      this.byKey.set(key, entry);
+      // A base whose call ended is a new call: it gets the next key, never the used one.
+      const entry = this.create(base, event, recorder);
+      this.byBase.set(base, entry);
       return { entry, fresh: true };
     }
     // Only here is the params' JSON taken: a firing without an id has nothing else to be matched on.
     const bucket = `${where}/${event.toolName}`;
-    const params = paramsText(event.params);
-    const repeat = this.mintedBy.get(bucket)?.find((c) => c.minted!.params === params);
-    if (repeat) return { entry: repeat, fresh: false };
     const entry = this.create(`${where}/zkvai-${randomUUID()}`, event, recorder);
-    entry.minted = { bucket, params };
-    this.byKey.set(entry.key, entry);
+    entry.minted = { bucket, params: paramsText(event.params) };
     this.mintedBy.set(bucket, [...(this.mintedBy.get(bucket) ?? []), entry]);
     return { entry, fresh: true };
   }
 
-  /** The open call an after_tool_call firing ends, taken out of the map; undefined if none. */
+  /** The open call an after_tool_call firing ends, taken out (so nothing ends it twice); undefined if none. */
   after(event: PluginHookAfterToolCallEvent, ctx: PluginHookToolContext): OpenCall | undefined {
     const toolCallId = event.toolCallId ?? ctx.toolCallId;
     const where = scope(event, ctx);
     let entry: OpenCall | undefined;
-    if (toolCallId !== undefined && toolCallId !== "") entry = this.byKey.get(`${where}/${toolCallId}`);
+    if (toolCallId !== undefined && toolCallId !== "") entry = this.byBase.get(`${where}/${toolCallId}`);
     else {
       const list = this.mintedBy.get(`${where}/${event.toolName}`) ?? [];
       const params = paramsText(event.params);
@@ -97,25 +111,45 @@ export class OpenCalls {
     return entry;
   }
 
+  /** Gives an open call the next unused key of its base (the store already held its key). */
+  renew(entry: OpenCall): void {
+    entry.key = this.nextKey(entry.recorder, entry.base);
+    entry.call = { ...entry.call, callId: entry.key };
+  }
+
   /** Forgets every open call of a recorder (its session is closing). */
   forget(recorder: HarnessRecorder): void {
-    for (const entry of [...this.byKey.values()]) if (entry.recorder === recorder) this.remove(entry);
+    for (const entry of [...this.open]) if (entry.recorder === recorder) this.remove(entry);
+    this.uses.delete(recorder);
   }
 
   get size(): number {
-    return this.byKey.size;
+    return this.open.size;
   }
 
-  private create(key: string, event: PluginHookBeforeToolCallEvent, recorder: HarnessRecorder): OpenCall {
-    return {
+  private nextKey(recorder: HarnessRecorder, base: string): string {
+    let uses = this.uses.get(recorder);
+    if (!uses) this.uses.set(recorder, (uses = new Map()));
+    const n = (uses.get(base) ?? 0) + 1;
+    uses.set(base, n);
+    return n === 1 ? base : `${base}#${n}`;
+  }
+
+  private create(base: string, event: PluginHookBeforeToolCallEvent, recorder: HarnessRecorder): OpenCall {
+    const key = this.nextKey(recorder, base);
+    const entry: OpenCall = {
+      base,
       key,
       recorder,
       call: { callId: key, tool: event.toolName, args: toolArgs(event.toolName, event.params) },
     };
+    this.open.add(entry);
+    return entry;
   }
 
   private remove(entry: OpenCall): void {
-    this.byKey.delete(entry.key);
+    this.open.delete(entry);
+    if (this.byBase.get(entry.base) === entry) this.byBase.delete(entry.base);
     if (!entry.minted) return;
     const rest = (this.mintedBy.get(entry.minted.bucket) ?? []).filter((c) => c !== entry);
     if (rest.length) this.mintedBy.set(entry.minted.bucket, rest);

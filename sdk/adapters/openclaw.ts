@@ -7,10 +7,13 @@
 // What is recorded: each call OpenClaw reports through `before_tool_call` (tool, params as args) and
 // `after_tool_call` (the tool's result as OpenClaw reports it, or its error string), under the actionId
 // <sessionKey|sessionId>/<runId>/<toolCallId>: toolCallId alone recurs across sessions, and is optional
-// (a missing one is minted; ./openclaw-calls.ts). Repeated before_tool_call firings for one call
-// (openclaw#15502) are one record. after_tool_call is fired and not awaited by the embedded runner,
-// and may never come (openclaw#155081): call drain(recorder) before Session.close(), which waits for the
-// after hooks still running and records calls that never ended as OutcomeUnknownError. An exec whose
+// (a missing one is minted; ./openclaw-calls.ts). A toolCallId that recurs after its call ended is a
+// new call, recorded as <key>#2, #3, …, never a replay of the old record. Repeated before_tool_call
+// firings for a call still open (openclaw#15502) are one record; without a toolCallId they cannot be
+// told from a second identical call, and each is recorded (over-recorded, never merged).
+// after_tool_call is fired and not awaited by the embedded runner, and may never come
+// (openclaw#155081): call drain(recorder) before Session.close(), which waits for the after hooks
+// still running and records calls that never ended as OutcomeUnknownError. An exec whose
 // command waits for an exec approval ends with an `approval-pending` result, which is not its outcome:
 // it is recorded at once as OutcomeUnknownError (no plugin hook ever reports that command's outcome, and
 // an open call would hold up every later call in guard mode, which runs calls one at a time).
@@ -44,12 +47,13 @@ import { AUTHORITIES } from "../core/records.js";
 import {
   HarnessInputError,
   refusalText,
+  type Approval,
   type Authority,
   type Gate,
   type HarnessCall,
   type HarnessRecorder,
 } from "./recorder.js";
-import { OpenCalls, appendRan, outcomeOf, type OpenCall } from "./openclaw-calls.js";
+import { OpenCalls, appendRan, outcomeOf, reusedKey, type OpenCall } from "./openclaw-calls.js";
 import type {
   DefinePluginEntryOptions,
   OpenClawPluginApi,
@@ -91,7 +95,10 @@ export interface ZkvaiPluginOptions {
   approvals?: OpenClawApprovals;
   /** Hook priority; OpenClaw runs higher first. Default -1000: after other plugins' gates. */
   priority?: number;
-  /** before_tool_call's timeout (OpenClaw: 15 s); guard mode waits there for the calls before. */
+  /**
+   * before_tool_call's timeout (OpenClaw: 15 s); guard mode waits there for the calls before. Keep the
+   * recorder's gateTimeoutMs (10 s by default) below it, so zkVAI refuses a waiting call with its reason.
+   */
   hookTimeoutMs?: number;
   id?: string;
 }
@@ -113,6 +120,8 @@ const DECISION = {
 } as const satisfies Record<PluginApprovalResolution, string | undefined>;
 
 const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`);
+/** How many keys a call tries when the store already holds each (a recovered session): then it is refused. */
+const MAX_RENEWALS = 16;
 
 function checkOptions(opts: ZkvaiPluginOptions): void {
   if (typeof opts?.recorderFor !== "function")
@@ -155,11 +164,42 @@ export function zkvaiPlugin(opts: ZkvaiPluginOptions): ZkvaiPlugin {
       entry = found.entry;
       if (!found.fresh) return await repeated(entry);
       if (gated.has(event.toolName)) return askApproval(entry);
-      entry.gate = recorder.begin(entry.call);
+      entry.gate = start(entry);
       return verdict(entry, await entry.gate);
     } catch (e) {
       // Blocked, not thrown: OpenClaw would block a throw too, but the model would not read why.
       return refuse(entry, refusalText(event.toolName, e));
+    }
+  }
+
+  /**
+   * Begins a call under a key no earlier call used. OpenClaw cannot replay a stored outcome: a replayed
+   * gate (the store holds a call under this key that this plugin did not see end: a recovered session)
+   * would let the tool run again unrecorded, so the call is begun again under its base's next key, with
+   * its approval recorded again for that key (AAP-1 matches an authorization by actionId).
+   */
+  async function start(entry: OpenCall, approval?: Approval): Promise<Gate> {
+    for (let tries = 1; ; tries++) {
+      const gate = await entry.recorder.begin(entry.call);
+      if (!reusedKey(gate)) return gate;
+      if (tries === MAX_RENEWALS) {
+        const error = new HarnessInputError(
+          `the trace already holds calls under ${entry.base} and ${MAX_RENEWALS - 1} of its next keys; it was not run`,
+        );
+        return { allowed: false, reason: refusalText(entry.call.tool, error), error };
+      }
+      calls.renew(entry);
+      if (approval) authorize(entry, approval);
+    }
+  }
+
+  function authorize(entry: OpenCall, approval: Approval): void {
+    try {
+      entry.recorder.approve(entry.call, approval);
+    } catch (e) {
+      log?.error(
+        `zkVAI: the ${approval.decision} for ${entry.call.tool} (${entry.key}) was not recorded: ${String(e)}`,
+      );
     }
   }
 
@@ -205,18 +245,15 @@ export function zkvaiPlugin(opts: ZkvaiPluginOptions): ZkvaiPlugin {
     const decision = DECISION[d];
     if (decision === undefined) return;
     const { authority, policyId } = approvals!;
-    try {
-      entry.recorder.approve(entry.call, {
-        decision,
-        authority,
-        scope: d === "allow-always" ? "persistent" : "once",
-        ...(policyId !== undefined ? { policyId } : {}),
-      });
-    } catch (e) {
-      log?.error(`zkVAI: the ${d} for ${entry.call.tool} (${entry.key}) was not recorded: ${String(e)}`);
-    }
+    const approval: Approval = {
+      decision,
+      authority,
+      scope: d === "allow-always" ? "persistent" : "once",
+      ...(policyId !== undefined ? { policyId } : {}),
+    };
+    authorize(entry, approval);
     // OpenClaw runs an allowed call whatever happens here, so it is begun even without its authorization.
-    if (decision === "allow") entry.gate = entry.recorder.begin(entry.call);
+    if (decision === "allow") entry.gate = start(entry, approval);
   }
 
   async function observe(event: PluginHookAfterToolCallEvent, ctx: PluginHookToolContext): Promise<void> {

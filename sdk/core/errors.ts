@@ -22,7 +22,7 @@
 //   sdk/chain/deployment.ts   BAD_DEPLOYMENT
 //   sdk/store.ts              STORE_CONFLICT, STORE_FAILED
 //   sdk/adapters              BAD_HARNESS_INPUT, OUTCOME_UNKNOWN, FAILED_RESULT, TOOL_REFUSED,
-//                             TOOL_INTERRUPTED, OPENCLAW_TOOL_ERROR
+//                             OPENCLAW_TOOL_ERROR
 //   sdk/user                  SETTLEMENT_INVALID, SETTLEMENT_UNCHECKABLE
 //   prover/claims.ts          TRACE_MISMATCH, CLAIM_ERROR, CLAIM_NOT_OPEN, SESSION_NOT_CLOSED
 //   prover/claim-answerer.ts  CLAIM_REFUSED

@@ -34,7 +34,7 @@ import {
   runAgent,
 } from "../../examples/claude-agent-sdk/agent.js";
 import { runScripted, type Model, type ToolUse, type Turn } from "../../examples/claude-agent-sdk/runtime.js";
-import { ATTACKER, PAID, insurance, type Insurance } from "./insurance.js";
+import { ALLOWED, ATTACKER, PAID, insurance, type Insurance } from "./insurance.js";
 
 let ins: Insurance;
 beforeAll(async () => {
@@ -376,6 +376,87 @@ describe("Claude Agent SDK adapter", () => {
       { kind: "authorization", actionId: "toolu_u", decision: "deny", authority: "human" },
       { kind: "call", actionId: "toolu_u", error: "not run: no", blocked: true },
     ]);
+    await session.close();
+  });
+
+  it("input rewritten after PreToolUse: what the decider approves, the trace holds and the tool runs are one", async () => {
+    const session = await ins.open("cas-rewritten");
+    const asked: ApprovalRequest[] = [];
+    const adapter = recordClaudeAgent(session, {
+      approvals: {
+        tools: ["send_email"],
+        decide: (req) => {
+          asked.push(req);
+          req.call.args.to = "mallory@evil.example"; // the decider's copy: changes nothing
+          return { decision: "allow", authority: "human" };
+        },
+      },
+    });
+    const canUseTool: CanUseTool = adapter.options.canUseTool!;
+    const pre = (id: string, tool: string, to: string) =>
+      ({
+        ...BASE,
+        hook_event_name: "PreToolUse",
+        tool_name: name(tool),
+        tool_input: { to },
+        tool_use_id: id,
+      }) satisfies PreToolUseHookInput;
+    const post = (id: string, tool: string, to: string) =>
+      ({
+        ...pre(id, tool, to),
+        hook_event_name: "PostToolUse",
+        tool_response: "sent",
+      }) satisfies PostToolUseHookInput;
+    const context = (id: string) => ({ signal, toolUseID: id, requestId: `req-${id}` });
+
+    // An approval tool: PreToolUse saw alice, another PreToolUse hook's updatedInput made it eve. The
+    // decider is shown eve (and told what the model asked for), and eve is authorized, recorded and run.
+    await adapter.preToolUse(pre("toolu_a", "send_email", ALLOWED), "toolu_a", { signal });
+    const allowed = await canUseTool(name("send_email"), { to: ATTACKER }, context("toolu_a"));
+    expect(asked[0]).toMatchObject({ preToolUseArgs: { to: ALLOWED } });
+    expect(allowed).toEqual({ behavior: "allow", updatedInput: { to: ATTACKER }, toolUseID: "toolu_a" });
+    await adapter.postToolUse(post("toolu_a", "send_email", ATTACKER), "toolu_a", { signal });
+    expect(ins.records(session.sessionId)).toMatchObject([
+      { kind: "authorization", actionId: "toolu_a", decision: "allow" },
+      { kind: "call", actionId: "toolu_a", args: { to: ATTACKER }, result: "sent" },
+    ]);
+    expect(ins.verdict(session.sessionId, "AAP-4").violated).toBe(true);
+
+    // An unlisted tool, recorded at PreToolUse with alice: canUseTool gets eve, so it is not run, and the
+    // record ends blocked before the decider is asked (no authorization over input that would not run).
+    const unlisted = recordClaudeAgent(session, {
+      approvals: { tools: [], decide: () => ({ decision: "allow", authority: "human" }) },
+    });
+    await unlisted.preToolUse(pre("toolu_b", "read_inbox", ALLOWED), "toolu_b", { signal });
+    const denied = await unlisted.options.canUseTool!(
+      name("read_inbox"),
+      { to: ATTACKER },
+      context("toolu_b"),
+    );
+    expect(denied).toMatchObject({
+      behavior: "deny",
+      message: expect.stringMatching(/read_inbox was not run: its input changed after PreToolUse/),
+    });
+
+    // A call recorded at PreToolUse that no canUseTool saw, whose end hook reports other input: recorded
+    // as an error that says so, not with the result of a call it does not describe.
+    await unlisted.preToolUse(pre("toolu_c", "read_inbox", ALLOWED), "toolu_c", { signal });
+    await unlisted.postToolUse(post("toolu_c", "read_inbox", ATTACKER), "toolu_c", { signal });
+    expect(ins.records(session.sessionId).slice(2)).toMatchObject([
+      {
+        kind: "call",
+        actionId: "toolu_b",
+        blocked: true,
+        error: expect.stringMatching(/^not run: its input changed/),
+      },
+      {
+        kind: "call",
+        actionId: "toolu_c",
+        args: { to: ALLOWED },
+        error: `the tool ran with input other than the recorded args (PostToolUse reported tool_input {"to":"${ATTACKER}"}); its result is not recorded`,
+      },
+    ]);
+    expect(ins.records(session.sessionId)).toHaveLength(4);
     await session.close();
   });
 

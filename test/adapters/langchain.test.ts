@@ -3,7 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createAgent,
+  createMiddleware,
   humanInTheLoopMiddleware,
+  toolRetryMiddleware,
   tool,
   AIMessage,
   ToolMessage,
@@ -291,18 +293,91 @@ describe("LangChain.js adapter", () => {
     await session.close();
   });
 
-  it("a tool that interrupts the run: the paused attempt and the resumed one are two records", async () => {
+  it("a tool that calls interrupt(): the paused attempt is a blocked record; the resumed run is the call, under its id", async () => {
     const session = await ins.open("langchain-interrupt");
-    const { agent, model } = inboxAgent(session, async () => `folder ${interrupt("which folder?")}`);
+    const deleted: string[] = [];
+    // An in-tool approval: the tool asks, the run pauses, the integrator records the decision and resumes.
+    const deleteFile = tool(
+      async ({ path }, runtime) => {
+        const answer = interrupt({ callId: runtime.toolCall?.id, question: `delete ${path}?` });
+        if (answer !== "yes") return `kept ${path}`;
+        deleted.push(path);
+        return `deleted ${path}`;
+      },
+      { name: "delete_file", description: "Delete a file.", schema: z.object({ path: z.string() }) },
+    );
+    const model = fakeModel()
+      .respondWithTools([{ name: "delete_file", args: { path: "/tmp/x" }, id: "del_1" }])
+      .respond(new AIMessage("ok"));
+    const zk = recordLangChain(session);
+    const agent = createAgent({
+      model,
+      tools: [deleteFile],
+      middleware: [zk.middleware],
+      checkpointer: new MemorySaver(),
+    });
     const config = { configurable: { thread_id: "i1" } };
     const paused = await agent.invoke(ask, config);
-    expect(paused.__interrupt__).toHaveLength(1);
-    await agent.invoke(new Command({ resume: "work" }), config);
-    expect(toolMessages(model.calls[1].messages)).toEqual([["r1", "folder work", "success"]]);
+    expect(paused.__interrupt__).toMatchObject([{ value: { callId: "del_1" } }]);
+    expect(deleted).toEqual([]);
+    // Not an execution: no predicate reads it as a call, and the actionId is still free.
     expect(calls(session)).toEqual([
-      ["r1", "read_inbox", expect.stringMatching(/^langgraph interrupt: /)],
-      ["r1#resume1", "read_inbox", "folder work"],
+      ["del_1", "delete_file", expect.stringMatching(/^not run: langgraph interrupt: /), "blocked"],
     ]);
+    zk.recorder.approve(
+      { callId: "del_1", tool: "delete_file", args: { path: "/tmp/x" } },
+      { decision: "allow", authority: "human" },
+    );
+    await agent.invoke(new Command({ resume: "yes" }), config);
+    expect(deleted).toEqual(["/tmp/x"]);
+    expect(toolMessages(model.calls[1].messages)).toEqual([["del_1", "deleted /tmp/x", "success"]]);
+    expect(calls(session)).toEqual([
+      ["del_1", "delete_file", expect.stringMatching(/^not run: langgraph interrupt: /), "blocked"],
+      ["del_1", "allow", "human"],
+      ["del_1", "delete_file", "deleted /tmp/x"],
+    ]);
+    // The approval given while the tool waited precedes the one execution it covers.
+    expect(ins.verdict(session.sessionId, "AAP-1").violated).toBe(false);
     await session.close();
+  });
+  it("middleware order (docs): first records one call with the model's args; last records what ran", async () => {
+    // An inner middleware that rewrites the args, and toolRetryMiddleware around a tool that fails twice.
+    const rewrite = createMiddleware({
+      name: "rewrite",
+      wrapToolCall: (req, handler) =>
+        handler({ ...req, toolCall: { ...req.toolCall, args: { folder: "spam" } } }),
+    });
+    const runWith = async (
+      name: string,
+      order: (zk: ReturnType<typeof recordLangChain>["middleware"]) => unknown[],
+    ) => {
+      const session = await ins.open(name);
+      const ran: string[] = [];
+      const flaky = tool(
+        async ({ folder }) => {
+          ran.push(folder);
+          if (ran.length < 3) throw new Error(`flaky ${ran.length}`);
+          return `inbox ${folder}`;
+        },
+        { name: "read_inbox", description: "r", schema: z.object({ folder: z.string() }) },
+      );
+      const model = fakeModel()
+        .respondWithTools([{ name: "read_inbox", args: { folder: "in" }, id: "r1" }])
+        .respond(new AIMessage("ok"));
+      const middleware = order(recordLangChain(session).middleware) as [];
+      await createAgent({ model, tools: [flaky], middleware }).invoke(ask);
+      const records = ins.records(session.sessionId);
+      await session.close();
+      return { ran, records };
+    };
+    const retry = toolRetryMiddleware({ maxRetries: 3, initialDelayMs: 0 });
+    // First (outermost): three runs with the rewritten args, one record with the model's args.
+    const first = await runWith("langchain-order-first", (zk) => [zk, rewrite, retry]);
+    expect(first.ran).toEqual(["spam", "spam", "spam"]);
+    expect(first.records).toMatchObject([{ actionId: "r1", args: { folder: "in" }, result: "inbox spam" }]);
+    // Last (innermost): the one run there is, with the args it ran with; the retry does not run it again.
+    const last = await runWith("langchain-order-last", (zk) => [rewrite, retry, zk]);
+    expect(last.ran).toEqual(["spam"]);
+    expect(last.records).toMatchObject([{ actionId: "r1", args: { folder: "spam" }, error: "flaky 1" }]);
   });
 });

@@ -263,23 +263,102 @@ describe("OpenClaw plugin", () => {
     await session.close();
   });
 
-  it("without toolCallIds: minted actionIds, three firings per call recorded once, ends matched by tool and params", async () => {
+  it("without toolCallIds: minted actionIds; every firing is a call (over-recorded, never merged); each end finishes the oldest, once", async () => {
     const session = await ins.open("openclaw-minted");
     const { run, ran, plugin, recorder } = insured(session);
     await run(script([call("x", "read_inbox"), call("y", "send_email", { to: ALLOWED })]), {
       withoutToolCallIds: true,
       repeatBeforeToolCall: 2,
     });
-    expect(await plugin.drain(recorder)).toBe(0);
+    // Three firings each, one end each: the repeats never end, and drain records them.
+    expect(await plugin.drain(recorder)).toBe(4);
     expect(ran).toEqual(["read_inbox", `send_email ${ALLOWED}`]);
     const records = ins.records(session.sessionId);
+    const unknown = "the harness reported no outcome for this call";
     expect(records.map((r) => r.kind === "call" && [r.tool, r.error ?? "ok"])).toEqual([
       ["read_inbox", "ok"],
       ["send_email", "ok"],
+      ["read_inbox", unknown],
+      ["read_inbox", unknown],
+      ["send_email", unknown],
+      ["send_email", unknown],
     ]);
     const ids = records.map((r) => (r.kind === "call" ? r.actionId : undefined));
     expect(ids[0]).toMatch(new RegExp(`^${KEY}/zkvai-`));
-    expect(new Set(ids).size).toBe(2);
+    expect(new Set(ids).size).toBe(6);
+    await session.close();
+  });
+
+  it("guard mode without toolCallIds: two identical calls at once are two calls, each guarded and recorded", async () => {
+    const session = await ins.open("openclaw-minted-parallel", { guard: true });
+    const { host, recorder, plugin } = insured(session);
+    // The first send runs until the second one's before_tool_call has fired (a plugin ahead of zkVAI sees it).
+    let fired = 0;
+    let both!: () => void;
+    const bothFired = new Promise<void>((resolve) => (both = resolve));
+    host.load({
+      id: "count",
+      name: "count",
+      description: "",
+      register: (api) => api.on("before_tool_call", () => void (++fired === 2 && both()), { priority: 10 }),
+    });
+    const sent: string[] = [];
+    const send: FakeTool = {
+      name: "send_email",
+      execute: async (_, p) => (await bothFired, sent.push(String(p.to)), textResult("sent")),
+    };
+    const go = () =>
+      host.run({
+        model: script([call(undefined, "send_email", { to: ALLOWED })]),
+        tools: [send],
+        task: "go",
+        session: OPENCLAW_SESSION,
+        withoutToolCallIds: true,
+      });
+    await Promise.all([go(), go()]);
+    expect(await plugin.drain(recorder)).toBe(0);
+    expect(sent).toEqual([ALLOWED, ALLOWED]);
+    const records = ins.records(session.sessionId);
+    // The second was begun as its own call: the guard checked it after the first was stored.
+    expect(records).toMatchObject([
+      { kind: "call", tool: "send_email", result: { content: [{ text: "sent" }] } },
+      { kind: "call", tool: "send_email", result: { content: [{ text: "sent" }] } },
+    ]);
+    expect(records.map((r) => r.kind === "call" && r.blocked)).toEqual([undefined, undefined]);
+    expect(new Set(records.map((r) => r.kind === "call" && r.actionId)).size).toBe(2);
+    await session.close();
+  });
+
+  it("a toolCallId that recurs after its call ended is a new call, <key>#2, …: guarded and recorded, never replayed", async () => {
+    const session = await ins.open("openclaw-recurring-id", { guard: true });
+    const { run, ran, plugin, recorder } = insured(session);
+    // A provider that counts tool calls per turn: every turn's call is call_0 (each fired twice, #15502).
+    const sends = [ALLOWED, ALLOWED, ATTACKER].map((to) => [call("call_0", "send_email", { to })]);
+    const out = await run(script(...sends), { repeatBeforeToolCall: 1 });
+    await plugin.idle();
+    expect(ran).toEqual([`send_email ${ALLOWED}`, `send_email ${ALLOWED}`]);
+    expect(results(out)[2]!.text).toMatch(/zkVAI guard refused send_email/);
+    const sent = { content: [{ text: `sent to ${ALLOWED}` }] };
+    expect(ins.records(session.sessionId)).toMatchObject([
+      { kind: "call", actionId: `${KEY}/call_0`, result: sent },
+      { kind: "call", actionId: `${KEY}/call_0#2`, result: sent },
+      { kind: "call", actionId: `${KEY}/call_0#3`, blocked: true, args: { to: ATTACKER } },
+    ]);
+    // A plugin that did not see those calls end (a restarted gateway): the store replays call_0 and
+    // call_0#2, so the call takes the first key no executed call holds (a blocked record holds none).
+    const host = new FakeOpenClaw();
+    const again = zkvaiPlugin({ recorderFor: () => recorder });
+    host.load(again);
+    await host.run({
+      model: script([call("call_0", "send_email", { to: ALLOWED })]),
+      tools: tools(ran),
+      task: "go",
+      session: OPENCLAW_SESSION,
+    });
+    expect(await again.drain(recorder)).toBe(0);
+    expect(ran).toHaveLength(3);
+    expect(ins.records(session.sessionId)).toHaveLength(4);
+    expect(ins.records(session.sessionId)[3]).toMatchObject({ actionId: `${KEY}/call_0#3`, result: sent });
     await session.close();
   });
 
