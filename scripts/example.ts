@@ -99,7 +99,8 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (e) => {
-    console.error(e);
+    // One line for what the user can fix (a missing key, a missing package); the stack with ZKVAI_DEBUG=1.
+    console.error(process.env.ZKVAI_DEBUG === "1" ? e : `error: ${(e as Error)?.message ?? String(e)}`);
     process.exit(1);
   },
 );
