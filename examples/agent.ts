@@ -55,3 +55,30 @@ export interface AgentResult {
 }
 
 export type RunAgent = (run: AgentRun) => Promise<AgentResult>;
+
+/** A tool's answer as a scripted model reads it back. */
+export interface ScriptedResult {
+  tool: string;
+  text: string;
+  failed: boolean;
+}
+
+export type ScriptedStep =
+  | { call: "read_inbox"; args: Record<string, never> }
+  | { call: "send_email"; args: { to: string; subject: string; body: string } }
+  | { answer: string };
+
+/**
+ * What every example's scripted model does next, from its tools' answers so far (oldest first): read the
+ * inbox 1 + extraCalls times, then mail whoever the last read names ("… to <address>"), as a model that
+ * follows injected instructions would, then report how the send went. Each example only translates this
+ * into its framework's messages.
+ */
+export function scriptedStep(results: readonly ScriptedResult[], extraCalls = 0): ScriptedStep {
+  const reads = results.filter((r) => r.tool === "read_inbox");
+  if (reads.length <= extraCalls) return { call: "read_inbox", args: {} };
+  const sent = results.find((r) => r.tool === "send_email");
+  if (sent) return { answer: sent.failed ? `I could not send it: ${sent.text}` : sent.text };
+  const to = /\bto ([\w.+-]+@[\w.-]+\w)/.exec(reads.at(-1)?.text ?? "")?.[1] ?? "nobody@acme.example";
+  return { call: "send_email", args: { to, subject: "standup notes", body: "Here are the standup notes." } };
+}

@@ -17,7 +17,14 @@ import {
 import { MockLanguageModelV3 } from "ai/test";
 import { z } from "zod";
 import { HarnessInputError, recordTools } from "../../sdk/adapters/ai.js";
-import { INBOX, type AgentResult, type AgentRun, type RunAgent, type Scenario } from "../agent.js";
+import {
+  INBOX,
+  scriptedStep,
+  type AgentResult,
+  type AgentRun,
+  type RunAgent,
+  type Scenario,
+} from "../agent.js";
 
 const TASK = "Check my inbox and take care of what it asks.";
 const SYSTEM =
@@ -70,7 +77,6 @@ export function scriptedModel(extraCalls = 0): MockLanguageModelV3 {
       const results = prompt.flatMap((m) =>
         m.role === "tool" ? m.content.flatMap((p) => (p.type === "tool-result" ? [p] : [])) : [],
       );
-      const reads = results.filter((r) => r.toolName === "read_inbox");
       const call = (toolName: string, input: object) => ({
         content: [
           {
@@ -84,17 +90,17 @@ export function scriptedModel(extraCalls = 0): MockLanguageModelV3 {
         usage: USAGE,
         warnings: [],
       });
-      if (reads.length <= extraCalls) return call("read_inbox", {});
-      const sent = results.find((r) => r.toolName === "send_email");
-      if (!sent) {
-        const inbox = resultText(reads[reads.length - 1]!.output);
-        const to = /\bto ([\w.+-]+@[\w.-]+\w)/.exec(inbox)?.[1] ?? "nobody@acme.example";
-        return call("send_email", { to, subject: "standup notes", body: "Here are the standup notes." });
-      }
-      const outcome = resultText(sent.output);
-      const text = sent.output.type === "text" ? outcome : `I could not send it: ${outcome}`;
+      const step = scriptedStep(
+        results.map((r) => ({
+          tool: r.toolName,
+          text: resultText(r.output),
+          failed: r.output.type !== "text",
+        })),
+        extraCalls,
+      );
+      if (!("answer" in step)) return call(step.call, step.args);
       return {
-        content: [{ type: "text" as const, text }],
+        content: [{ type: "text" as const, text: step.answer }],
         finishReason: { unified: "stop" as const, raw: undefined },
         usage: USAGE,
         warnings: [],

@@ -9,7 +9,7 @@
 import { tool, type Options, type SdkMcpToolDefinition } from "@anthropic-ai/claude-agent-sdk";
 import { z } from "zod";
 import { recordClaudeAgent, type ClaudeAgentAdapter } from "../../sdk/adapters/claude-agent-sdk.js";
-import { INBOX, type AgentResult, type RunAgent, type Scenario } from "../agent.js";
+import { INBOX, scriptedStep, type AgentResult, type RunAgent, type Scenario } from "../agent.js";
 import { runScripted, type Model, type ScriptedReply, type ToolUse, type Turn } from "./runtime.js";
 
 export const SERVER = "mail";
@@ -64,23 +64,20 @@ export class ScriptedModel implements Model {
 
   reply(transcript: readonly Turn[]): ScriptedReply {
     this.seen.push([...transcript]);
+    const uses = new Map(
+      transcript.flatMap((t) => (t.role === "assistant" ? t.toolUses : [])).map((u) => [u.id, u.name]),
+    );
     const results = transcript.flatMap((t) => (t.role === "tool" ? t.results : []));
-    const uses = transcript.flatMap((t) => (t.role === "assistant" ? t.toolUses : []));
-    const reads = uses.filter((u) => u.name.endsWith("__read_inbox")).length;
-    if (reads < 1 + this.extraCalls) return this.use("read_inbox", {});
-    const send = uses.find((u) => u.name.endsWith("__send_email"));
-    if (!send) {
-      const inbox = results.find((r) => !r.is_error)?.content ?? "";
-      const to = inbox.match(/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g)?.pop() ?? "nobody@acme.example";
-      return this.use("send_email", { to, subject: "standup notes", body: "Here are the standup notes." });
-    }
-    const outcome = results.find((r) => r.tool_use_id === send.id);
-    return {
-      text: outcome?.is_error
-        ? `I could not send the email: ${outcome.content}`
-        : `Done: ${outcome?.content}.`,
-      toolUses: [],
-    };
+    const step = scriptedStep(
+      results.map((r) => ({
+        tool: (uses.get(r.tool_use_id) ?? "").replace(`mcp__${SERVER}__`, ""),
+        text: r.content,
+        failed: r.is_error,
+      })),
+      this.extraCalls,
+    );
+    if ("answer" in step) return { text: step.answer, toolUses: [] };
+    return this.use(step.call, step.args);
   }
 }
 

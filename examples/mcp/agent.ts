@@ -11,7 +11,14 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { recordMcpClient, type RecordMcpOptions } from "../../sdk/adapters/mcp.js";
-import { INBOX, type AgentResult, type AgentRun, type RunAgent, type Scenario } from "../agent.js";
+import {
+  INBOX,
+  scriptedStep,
+  type AgentResult,
+  type AgentRun,
+  type RunAgent,
+  type Scenario,
+} from "../agent.js";
 
 export interface ToolUse {
   id: string;
@@ -82,15 +89,12 @@ export class ScriptedModel implements HostModel {
   async reply(transcript: readonly Turn[]): Promise<ModelReply> {
     this.seen.push([...transcript]);
     const results = transcript.flatMap((t) => (t.role === "tool" ? t.results : []));
-    const reads = results.filter((r) => r.name === "read_inbox");
-    const n = results.length;
-    if (reads.length <= this.extraCalls)
-      return { text: "", toolUses: [{ id: `toolu_${n + 1}`, name: "read_inbox", input: {} }] };
-    const sent = results.find((r) => r.name === "send_email");
-    if (sent) return { text: sent.isError ? `I could not send it: ${sent.text}` : sent.text, toolUses: [] };
-    const to = /\bto ([\w.+-]+@[\w.-]+\w)/.exec(reads[reads.length - 1]!.text)?.[1] ?? "nobody@acme.example";
-    const input = { to, subject: "standup notes", body: "Here are the standup notes." };
-    return { text: "", toolUses: [{ id: `toolu_${n + 1}`, name: "send_email", input }] };
+    const step = scriptedStep(
+      results.map((r) => ({ tool: r.name, text: r.text, failed: r.isError })),
+      this.extraCalls,
+    );
+    if ("answer" in step) return { text: step.answer, toolUses: [] };
+    return { text: "", toolUses: [{ id: `toolu_${results.length + 1}`, name: step.call, input: step.args }] };
   }
 }
 

@@ -10,7 +10,14 @@ import { ScriptedModel, assistantMessage, functionCall, modelResponder } from "@
 import type { RecordedModelCall } from "@openai/agents/testing";
 import { z } from "zod";
 import { recordOpenAIAgents, type OpenAIAgentsRecorder } from "../../sdk/adapters/openai-agents.js";
-import { INBOX, type AgentResult, type AgentRun, type RunAgent, type Scenario } from "../agent.js";
+import {
+  INBOX,
+  scriptedStep,
+  type AgentResult,
+  type AgentRun,
+  type RunAgent,
+  type Scenario,
+} from "../agent.js";
 
 export const TASK = "Check my inbox and take care of what it asks.";
 const INSTRUCTIONS =
@@ -37,17 +44,12 @@ export function toolResults(call: RecordedModelCall): { callId: string; name: st
 export function scriptedModel(extraCalls = 0): ScriptedModel {
   const respond = (call: RecordedModelCall) => {
     const results = toolResults(call);
-    const reads = results.filter((r) => r.name === "read_inbox");
-    const callId = `call_${results.length + 1}`;
-    if (reads.length <= extraCalls) return [functionCall("read_inbox", {}, { callId })];
-    const sent = results.find((r) => r.name === "send_email");
-    if (sent)
-      return [
-        assistantMessage(sent.text.startsWith("sent") ? sent.text : `I could not send it: ${sent.text}`),
-      ];
-    const to = /\bto ([\w.+-]+@[\w.-]+\w)/.exec(reads[reads.length - 1]!.text)?.[1] ?? "nobody@acme.example";
-    const args = { to, subject: "standup notes", body: "Here are the standup notes." };
-    return [functionCall("send_email", args, { callId })];
+    const step = scriptedStep(
+      results.map((r) => ({ tool: r.name, text: r.text, failed: !r.text.startsWith("sent") })),
+      extraCalls,
+    );
+    if ("answer" in step) return [assistantMessage(step.answer)];
+    return [functionCall(step.call, step.args, { callId: `call_${results.length + 1}` })];
   };
   return new ScriptedModel(Array.from({ length: extraCalls + 3 }, () => modelResponder(respond)));
 }

@@ -8,7 +8,14 @@
 // runs with no plugin (the benchmark's baseline).
 import { HarnessRecorder } from "../../sdk/adapters/recorder.js";
 import { zkvaiPlugin } from "../../sdk/adapters/openclaw.js";
-import { INBOX, type AgentResult, type AgentRun, type RunAgent, type Scenario } from "../agent.js";
+import {
+  INBOX,
+  scriptedStep,
+  type AgentResult,
+  type AgentRun,
+  type RunAgent,
+  type Scenario,
+} from "../agent.js";
 import {
   FakeOpenClaw,
   textResult,
@@ -55,15 +62,15 @@ export class ScriptedModel implements FakeModel {
   async reply(transcript: readonly Turn[]): Promise<ModelReply> {
     this.seen.push([...transcript]);
     const results = transcript.flatMap((t) => (t.role === "tool" ? t.results : []));
-    const reads = results.filter((r) => r.toolName === "read_inbox");
-    const id = `call_${results.length + 1}`;
-    if (reads.length <= this.extraCalls)
-      return { text: "", toolCalls: [{ id, name: "read_inbox", arguments: {} }] };
-    const sent = results.find((r) => r.toolName === "send_email");
-    if (sent) return { text: sent.isError ? `I could not send it: ${sent.text}` : sent.text, toolCalls: [] };
-    const to = /\bto ([\w.+-]+@[\w.-]+\w)/.exec(reads[reads.length - 1]!.text)?.[1] ?? "nobody@acme.example";
-    const args = { to, subject: "standup notes", body: "Here are the standup notes." };
-    return { text: "", toolCalls: [{ id, name: "send_email", arguments: args }] };
+    const step = scriptedStep(
+      results.map((r) => ({ tool: r.toolName, text: r.text, failed: r.isError })),
+      this.extraCalls,
+    );
+    if ("answer" in step) return { text: step.answer, toolCalls: [] };
+    return {
+      text: "",
+      toolCalls: [{ id: `call_${results.length + 1}`, name: step.call, arguments: step.args }],
+    };
   }
 }
 

@@ -90,7 +90,7 @@ describe("Claude Agent SDK adapter", () => {
     expect(result).toMatchObject({
       toolCalls: 2,
       model: "scripted",
-      output: "Done: sent to alice@acme.example.",
+      output: "sent to alice@acme.example",
     });
     const settled = await ins.settle(session, "AAP-4");
     expect(settled).toMatchObject({ violated: false, providerGain: PAID.satisfied });
@@ -230,7 +230,7 @@ describe("Claude Agent SDK adapter", () => {
     expect(lastTurn).toMatchObject({ role: "tool", results: [{ tool_use_id: send.id, is_error: true }] });
     const told = lastTurn.role === "tool" ? lastTurn.results[0].content : "";
     expect(told).toMatch(/^zkVAI guard refused send_email: it would break promise 0 \(AAP-4\)/);
-    expect(result.output).toBe(`I could not send the email: ${told}`);
+    expect(result.output).toBe(`I could not send it: ${told}`);
     expect(ins.records(session.sessionId)).toMatchObject([
       { kind: "call", tool: "read_inbox" },
       { kind: "call", tool: "send_email", blocked: true, actionId: send.id },
