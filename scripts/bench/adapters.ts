@@ -78,10 +78,19 @@ async function sessionCallCost(
     insured.push(s);
     hashed.push(h);
   }
+  return overheadRow("Session.call (no framework)", calls, { bare, insured, hashed });
+}
+
+/** The row for paired runs (ms per call, pair i of each array run one after the other). */
+function overheadRow(
+  framework: AdapterOverhead["framework"],
+  calls: number,
+  { bare, insured, hashed }: { bare: number[]; insured: number[]; hashed: number[] },
+): AdapterOverhead {
   return {
-    framework: "Session.call (no framework)",
+    framework,
     calls,
-    pairs,
+    pairs: bare.length,
     bareMsPerCall: median(bare),
     insuredMsPerCall: median(insured),
     addedMsPerCallP50: median(insured.map((x, i) => x - bare[i])),
@@ -169,16 +178,7 @@ async function main(): Promise<void> {
       hashed.push(run.withHashing);
       await session.close();
     }
-    const row: AdapterOverhead = {
-      framework,
-      calls,
-      pairs,
-      bareMsPerCall: median(bare),
-      insuredMsPerCall: median(insured),
-      addedMsPerCallP50: median(insured.map((x, i) => x - bare[i])),
-      ratioP50: median(insured.map((x, i) => x / bare[i])),
-      addedWithHashingMsPerCallP50: median(hashed.map((x, i) => x - bare[i])),
-    };
+    const row = overheadRow(framework, calls, { bare, insured, hashed });
     rows.push(row);
     console.error(`${framework}: +${row.addedMsPerCallP50.toFixed(3)} ms/call (×${row.ratioP50.toFixed(2)})`);
   }
