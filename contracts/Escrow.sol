@@ -11,8 +11,8 @@ import {EscrowBase} from "./EscrowBase.sol";
 /// Poseidon and the verifiers are STATICCALLed. Types, storage, events, errors and views: EscrowBase.sol.
 /// The full state machine and settlement table: docs/PROTOCOL.md, "Escrow state machine".
 contract Escrow is EscrowBase {
-    constructor(address poseidon3, uint32 maxCheckpoints, VerifierEntry[] memory registry)
-        EscrowBase(poseidon3, maxCheckpoints, registry)
+    constructor(address poseidon3, uint32 checkpointInterval, VerifierEntry[] memory registry)
+        EscrowBase(poseidon3, checkpointInterval, registry)
     {}
 
     // ---------------------------------------------------------------- promises
@@ -112,24 +112,75 @@ contract Escrow is EscrowBase {
         emit SessionOpened(sessionId, msg.sender, user, profileHash, nonce);
     }
 
-    /// @notice Folds (n, root) into the session's accumulator: acc = Poseidon(acc, n, root). Provider only,
-    /// before close, with n strictly increasing from 1 (lastN starts at 0).
+    /// @notice Folds (n, root) into the session's accumulator: acc = Poseidon(acc, n, root), where root is the
+    /// provider's chain head over its first n records (the circuit checks it). Provider only, before close, with n
+    /// strictly increasing from 1 (lastN starts at 0) and within the budget: the k-th entry needs
+    /// n > (k - 1) * CHECKPOINT_INTERVAL. No other limit: the budget alone keeps the entries within the circuits'.
     function checkpoint(bytes32 sessionId, uint32 n, uint256 root) external {
         _field(root);
         Session storage s = _sessions[sessionId];
         if (s.provider != msg.sender) revert NotProvider();
         uint256 word = s.accWord;
         if (word & CLOSED != 0) revert AlreadyClosed(sessionId);
-        uint32 lastN = s.lastN;
-        if (n <= lastN) revert CheckpointNotIncreasing(n, lastN);
-        uint32 count = s.checkpointCount;
-        if (count >= MAX_CHECKPOINTS) revert TooManyCheckpoints(MAX_CHECKPOINTS);
+        uint256 acc = _foldBeforeClose(s, word, n, root);
+        emit Checkpointed(sessionId, n, root, acc);
+    }
+
+    /// @notice The session's user posts a receipt: the provider's EIP-712 signature (RECEIPT_TYPEHASH under
+    /// DOMAIN_SEPARATOR) over (sessionId, n, root), its chain head after n records. It folds into acc as a checkpoint
+    /// does, acc = Poseidon(acc, n, root), so a provider that signed n records can no longer commit to fewer and
+    /// prove it. At any time, claims open or not:
+    ///  - before close, when a checkpoint's rules hold (n > lastN, the budget): a checkpoint the user posts, with its
+    ///    effects; closeSession then refuses any final n below it (FinalBelowCheckpoint). spare = false;
+    ///  - otherwise (before close with a rule failing, or any time after close): the session's one spare entry, the
+    ///    slot checkpointSlots reserves, with any n >= 1 and neither ordering nor budget. Before close an n above
+    ///    lastN raises lastN, so closing below it is refused too; after close an n above finalN leaves acc with an
+    ///    entry no proof over finalN records can match, and one for another history (n <= lastN) with a head no
+    ///    proof over the final trace can match either: the claim defaults and pays. spare = true. Once it is spent,
+    ///    a receipt that fails the rules reverts with the rule's error before close, SpareReceiptUsed after.
+    /// Why the spare, and why not frozen by a claim: a user may file a claim while the session is open, and the
+    /// provider may then close short of a receipt it signed. The user may have been unable to post that receipt
+    /// before close: its n at or below lastN, when the provider's own checkpoints went past it over a different
+    /// history (equivocation), or beyond the budget, when the provider's time-triggered checkpoints spent it. Were
+    /// acc frozen once a claim is filed, that receipt would be lost and the truncation it proves would go unpunished.
+    /// The cost: a spare posted while a claim is open changes acc, so a proof built before it fails (InvalidProof)
+    /// and the provider must prove again from the new acc. That happens at most once per session (one spare), the
+    /// proof window is PROOF_WINDOW (3 days), and the provider's watcher re-proves from fresh chain state.
+    /// @param v 27 or 28; (r, s) with s in the lower half of the curve order, as every standard signer produces.
+    function postReceipt(bytes32 sessionId, uint32 n, uint256 root, uint8 v, bytes32 r, bytes32 s) external {
+        _field(root);
+        Session storage sess = _session(sessionId);
+        if (msg.sender != sess.user) revert NotUser();
+        uint256 word = sess.accWord;
+        bool closed = word & CLOSED != 0;
+        uint32 lastN = sess.lastN;
+        uint32 count = sess.checkpointCount;
+        bool spare = closed || !_followsRules(n, lastN, count);
+        uint8 flags;
+        if (spare) {
+            flags = sess.flags;
+            if (flags & SPARE_RECEIPT != 0) {
+                if (closed) revert SpareReceiptUsed(sessionId);
+                // Before close it is a checkpoint that fails the rules: it reverts with the rule's own error.
+                _requireRules(n, lastN, count);
+            }
+            if (n == 0) revert EmptyReceipt();
+        }
+        // The signer must be the provider stored at openSession: never an address from the caller.
+        if (_recover(receiptDigest(sessionId, n, root), v, r, s) != sess.provider) revert BadReceiptSignature();
 
         uint256 acc = _poseidon3(word & ACC_MASK, n, root);
-        s.lastN = n;
-        s.checkpointCount = count + 1;
-        s.accWord = acc | OPENED;
-        emit Checkpointed(sessionId, n, root, acc);
+        // lastN is closeSession's floor: before close it follows the highest n folded, the spare's included; after
+        // close it is left as the last bound before close (the event carries this n). Entries under the budget
+        // before close number at most ceil(lastN / interval) (the k-th needs n > (k - 1) * interval, and n <=
+        // lastN), the spare adds one, and lastN <= finalN <= capacity of the verifier settle() picks: every session
+        // fits checkpointSlots(capacity) = ceil(capacity / interval) + 1 entries. The count cannot overflow: 2^32 - 1
+        // entries would take as many transactions.
+        if (!closed && n > lastN) sess.lastN = n;
+        sess.checkpointCount = count + 1;
+        if (spare) sess.flags = flags | SPARE_RECEIPT;
+        sess.accWord = acc | (word & (OPENED | CLOSED));
+        emit ReceiptPosted(sessionId, n, root, acc, spare);
     }
 
     /// @notice The final commitment: once, provider only, n at least the last checkpoint's. It starts the
@@ -142,7 +193,7 @@ contract Escrow is EscrowBase {
         if (word & CLOSED != 0) revert AlreadyClosed(sessionId);
         if (n < s.lastN) revert FinalBelowCheckpoint(n, s.lastN);
         s.finalN = n;
-        s.closedAt = uint48(block.timestamp);
+        s.closedAt = uint40(block.timestamp);
         s.finalRoot = root;
         s.accWord = word | CLOSED;
         emit SessionClosed(sessionId, n, root, word & ACC_MASK);
@@ -281,6 +332,31 @@ contract Escrow is EscrowBase {
         (uint256[6] memory inputs, uint32 finalN) = _publicInputs(sessionId, promiseId, s, p, violated);
         (address verifier, ) = _verifierFor(p, finalN);
         if (!_verify(verifier, proof, inputs)) revert InvalidProof();
+    }
+
+    /// A checkpoint's fold before close: the rules (_requireRules), then acc = Poseidon(acc, n, root). Writes slot 0
+    /// and accWord only. postReceipt applies the same rules to a receipt that is not the spare, with the same effects.
+    function _foldBeforeClose(Session storage s, uint256 word, uint32 n, uint256 root) private returns (uint256 acc) {
+        uint32 lastN = s.lastN;
+        uint32 count = s.checkpointCount;
+        _requireRules(n, lastN, count);
+
+        acc = _poseidon3(word & ACC_MASK, n, root);
+        s.lastN = n;
+        s.checkpointCount = count + 1;
+        s.accWord = acc | OPENED;
+    }
+
+    /// A checkpoint's rules: n strictly above lastN, and within the budget, n > count * interval (in 256 bits, so the
+    /// product cannot wrap). _requireRules says which one fails.
+    function _followsRules(uint32 n, uint32 lastN, uint32 count) private view returns (bool) {
+        return n > lastN && uint256(n) > uint256(count) * CHECKPOINT_INTERVAL;
+    }
+
+    function _requireRules(uint32 n, uint32 lastN, uint32 count) private view {
+        if (n <= lastN) revert CheckpointNotIncreasing(n, lastN);
+        uint32 interval = CHECKPOINT_INTERVAL;
+        if (uint256(n) <= uint256(count) * interval) revert CheckpointBudget(n, count, interval);
     }
 
     function _resolve(bytes32 sessionId, uint256 promiseId) private {

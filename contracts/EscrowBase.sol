@@ -35,7 +35,30 @@ abstract contract EscrowBase {
     uint256 public constant MAX_VERIFIERS = 16;
 
     IPoseidon3 public immutable POSEIDON3;
-    uint32 public immutable MAX_CHECKPOINTS;
+    /// The checkpoint budget (sdk/core/checkpoints.ts): a session's k-th fold entry, checkpoint or receipt, must
+    /// cover more than (k - 1) * CHECKPOINT_INTERVAL records, the spare receipt excepted. A session of n records
+    /// therefore holds at most ceil(n / CHECKPOINT_INTERVAL) entries under the budget, whoever posts them, plus the
+    /// one spare receipt, which is what a circuit of capacity N folds (checkpointSlots(N)). The budget grows with
+    /// the records, so there is no cap to exhaust, and nobody can spend slots ahead of records a circuit would have
+    /// to hold.
+    uint32 public immutable CHECKPOINT_INTERVAL;
+
+    // ---------------------------------------------------------------- EIP-712 receipts
+
+    /// A receipt is the provider's signature over its chain head after n records (sdk/core/receipt.ts has the same
+    /// definition). The user can post it, so a provider that signed n records cannot close on fewer unnoticed.
+    bytes32 public constant RECEIPT_TYPEHASH = keccak256("Receipt(bytes32 sessionId,uint32 n,uint256 root)");
+    bytes32 internal constant DOMAIN_TYPEHASH =
+        keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
+    string internal constant DOMAIN_NAME = "zkVAI Escrow";
+    string internal constant DOMAIN_VERSION = "2";
+    /// secp256k1's order n / 2. A signature (r, s) has a twin (r, n - s) that recovers the same signer; only the low
+    /// one is accepted, so a receipt has one valid encoding (as OpenZeppelin's ECDSA and EIP-2 require).
+    uint256 internal constant SECP256K1_HALF_N = 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0;
+    /// The domain separator as of deployment. A fork that changes the chain id must not accept receipts signed for
+    /// the original chain, so _domainSeparator() recomputes it whenever block.chainid differs from this one's.
+    uint256 private immutable _CACHED_CHAIN_ID;
+    bytes32 private immutable _CACHED_DOMAIN_SEPARATOR;
 
     // ---------------------------------------------------------------- storage
 
@@ -90,13 +113,14 @@ abstract contract EscrowBase {
     struct Session {
         // slot 0: everything checkpoint() checks and updates, so a checkpoint touches this slot and accWord only
         address provider;
-        uint32 lastN;
-        uint32 checkpointCount;
+        uint32 lastN; // the highest n folded before close (checkpoint or receipt): closeSession's floor
+        uint32 checkpointCount; // fold entries in acc: checkpoints and receipts, the spare one included
         uint32 finalN;
-        // slot 1: read by fileClaim (user, coverage nonce, claim window)
+        // slot 1: read by fileClaim (user, coverage nonce, claim window) and postReceipt (user, flags)
         address user;
         uint48 nonce; // coverageNonce at opening
-        uint48 closedAt; // 0 until the final commitment
+        uint40 closedAt; // 0 until the final commitment; a uint40 of seconds lasts until the year 36812
+        uint8 flags; // SPARE_RECEIPT: kept here, beside the user postReceipt reads anyway, not in slot 0
         uint256 profileHash;
         // acc (< r < 2^254) plus two flag bits above it. OPENED is set at openSession so the first checkpoint
         // rewrites a nonzero slot (5k gas) instead of creating one (22k); CLOSED lets checkpoint() see closure
@@ -127,6 +151,8 @@ abstract contract EscrowBase {
     uint256 internal constant ACC_MASK = (1 << 254) - 1;
     uint256 internal constant OPENED = 1 << 255;
     uint256 internal constant CLOSED = 1 << 254;
+    /// Session.flags. SPARE_RECEIPT: the user's one receipt outside the checkpoint rules (postReceipt) is spent.
+    uint8 internal constant SPARE_RECEIPT = 1;
 
     /// One counter orders registrations, retirements and session openings, so coverage is decided by order,
     /// never by timestamps that two transactions in one block share.
@@ -175,6 +201,7 @@ abstract contract EscrowBase {
         uint256 finalRoot;
         uint64 closedAt;
         uint64 nonce;
+        bool spareReceiptUsed; // the user's one receipt outside the checkpoint rules is spent
     }
 
     struct ClaimView {
@@ -200,6 +227,9 @@ abstract contract EscrowBase {
         bytes32 indexed sessionId, address indexed provider, address indexed user, uint256 profileHash, uint64 nonce
     );
     event Checkpointed(bytes32 indexed sessionId, uint32 n, uint256 root, uint256 acc);
+    /// A provider-signed receipt the user posted, folded into acc like a checkpoint. spare: the session's one
+    /// receipt outside the checkpoint rules (after close, or before it with n <= lastN or beyond the budget).
+    event ReceiptPosted(bytes32 indexed sessionId, uint32 n, uint256 root, uint256 acc, bool spare);
     event SessionClosed(bytes32 indexed sessionId, uint32 finalN, uint256 finalRoot, uint256 acc);
     event ClaimFiled(
         uint256 indexed claimId, bytes32 indexed sessionId, uint256 indexed promiseId, address claimant, uint256 bond
@@ -220,7 +250,7 @@ abstract contract EscrowBase {
     error BadCapacities();
     error TooManyVerifiers(uint256 max);
     error VerifierNotContract(address verifier);
-    error CheckpointsMismatch(uint32 checkpoints, uint32 maxCheckpoints);
+    error CheckpointsMismatch(uint32 checkpoints, uint256 expected);
     error UnknownPredicate(uint32 predicateId);
     error ForeignSessionId(bytes32 sessionId, address provider);
     // lookups and roles
@@ -242,7 +272,11 @@ abstract contract EscrowBase {
     error SessionNotClosed(bytes32 sessionId);
     error CheckpointNotIncreasing(uint32 n, uint32 lastN);
     error FinalBelowCheckpoint(uint32 n, uint32 lastN);
-    error TooManyCheckpoints(uint32 max);
+    error CheckpointBudget(uint32 n, uint32 count, uint32 interval);
+    // receipts
+    error BadReceiptSignature();
+    error EmptyReceipt();
+    error SpareReceiptUsed(bytes32 sessionId);
     // claims
     error ProviderMismatch();
     error NotCovered();
@@ -266,22 +300,29 @@ abstract contract EscrowBase {
     /// circomlib's Poseidon(1, 2, 3) (sdk/core/hash.ts poseidon([1n, 2n, 3n])): the constructor's known answer.
     uint256 internal constant POSEIDON3_OF_1_2_3 = 0x0e7732d89e6939c0ff03d5e58dab6302f3230e269dc5b968f725df34ab36d732;
 
+    /// @param checkpointInterval the budget's step (CHECKPOINT_INTERVAL), > 0.
     /// @param registry every verifier this escrow will ever call, grouped by predicate in ascending capacity; each
-    /// circuit folds exactly `maxCheckpoints` checkpoints. Who deploys the escrow vouches for this list; anyone can
-    /// check each address's code against the manifest (`vai promise check`, `vai verify`).
-    constructor(address poseidon3, uint32 maxCheckpoints, VerifierEntry[] memory registry) {
-        if (poseidon3.code.length == 0 || maxCheckpoints == 0) revert InvalidConfig();
+    /// circuit of capacity N folds exactly checkpointSlots(N) entries, the most a session it can hold reaches under
+    /// the budget. Who deploys the escrow vouches for this list; anyone can check each address's code against the
+    /// manifest (`vai promise check`, `vai verify`).
+    constructor(address poseidon3, uint32 checkpointInterval, VerifierEntry[] memory registry) {
+        if (poseidon3.code.length == 0 || checkpointInterval == 0) revert InvalidConfig();
         // A known-answer call refuses a Poseidon that is not one (one returning 0 would make every checkpoint
         // list fold to the same accumulator). It cannot prove the contract right on every input: `vai verify`
         // also compares its code with contracts/PoseidonT4.sol as built.
         if (IPoseidon3(poseidon3).poseidon([uint256(1), 2, 3]) != POSEIDON3_OF_1_2_3) revert InvalidConfig();
         POSEIDON3 = IPoseidon3(poseidon3);
-        MAX_CHECKPOINTS = maxCheckpoints;
+        CHECKPOINT_INTERVAL = checkpointInterval;
+        _CACHED_CHAIN_ID = block.chainid;
+        _CACHED_DOMAIN_SEPARATOR = _buildDomainSeparator();
         for (uint256 i; i < registry.length; ++i) {
             VerifierEntry memory e = registry[i];
             if (e.verifier.code.length == 0) revert VerifierNotContract(e.verifier);
-            if (e.checkpoints != maxCheckpoints) revert CheckpointsMismatch(e.checkpoints, maxCheckpoints);
             if (e.capacity == 0) revert BadCapacities();
+            // A circuit with fewer slots could not prove a session the budget lets fill them all; one with more
+            // would fold padding the escrow never produces. Either way the registry entry is wrong.
+            uint256 slots = _checkpointSlots(e.capacity, checkpointInterval);
+            if (e.checkpoints != slots) revert CheckpointsMismatch(e.checkpoints, slots);
             VerifierSet storage set = _registry[e.predicateId];
             uint256 k;
             while (k < MAX_VERIFIERS && set.capacities[k] != 0) ++k;
@@ -344,8 +385,44 @@ abstract contract EscrowBase {
                 finalN: s.finalN,
                 finalRoot: s.finalRoot,
                 closedAt: s.closedAt,
-                nonce: s.nonce
+                nonce: s.nonce,
+                spareReceiptUsed: s.flags & SPARE_RECEIPT != 0
             });
+    }
+
+    /// @notice Fold entries a circuit of `capacity` records must hold: ceil(capacity / CHECKPOINT_INTERVAL) under
+    /// the budget, plus the user's one spare receipt. The constructor holds every registry entry to it.
+    function checkpointSlots(uint32 capacity) external view returns (uint256) {
+        return _checkpointSlots(capacity, CHECKPOINT_INTERVAL);
+    }
+
+    /// @notice The EIP-712 domain separator receipts are signed under: name "zkVAI Escrow", version "2", this chain's
+    /// current id and this escrow.
+    function DOMAIN_SEPARATOR() external view returns (bytes32) {
+        return _domainSeparator();
+    }
+
+    /// @notice EIP-5267: the domain's fields, so wallets and SDKs can build it without hard-coding it.
+    function eip712Domain()
+        external
+        view
+        returns (
+            bytes1 fields,
+            string memory name,
+            string memory version,
+            uint256 chainId,
+            address verifyingContract,
+            bytes32 salt,
+            uint256[] memory extensions
+        )
+    {
+        return (hex"0f", DOMAIN_NAME, DOMAIN_VERSION, block.chainid, address(this), bytes32(0), new uint256[](0));
+    }
+
+    /// @notice The EIP-712 digest the session's provider signs for a receipt (sdk/core/receipt.ts receiptDigest).
+    function receiptDigest(bytes32 sessionId, uint32 n, uint256 root) public view returns (bytes32) {
+        bytes32 structHash = keccak256(abi.encode(RECEIPT_TYPEHASH, sessionId, n, root));
+        return keccak256(abi.encodePacked(hex"1901", _domainSeparator(), structHash));
     }
 
     function getClaim(uint256 claimId) external view returns (ClaimView memory) {
@@ -398,6 +475,34 @@ abstract contract EscrowBase {
     }
 
     // ---------------------------------------------------------------- internals
+
+    function _checkpointSlots(uint256 capacity, uint256 interval) internal pure returns (uint256) {
+        return (capacity + interval - 1) / interval + 1;
+    }
+
+    function _buildDomainSeparator() private view returns (bytes32) {
+        return
+            keccak256(
+                abi.encode(
+                    DOMAIN_TYPEHASH,
+                    keccak256(bytes(DOMAIN_NAME)),
+                    keccak256(bytes(DOMAIN_VERSION)),
+                    block.chainid,
+                    address(this)
+                )
+            );
+    }
+
+    function _domainSeparator() internal view returns (bytes32) {
+        return block.chainid == _CACHED_CHAIN_ID ? _CACHED_DOMAIN_SEPARATOR : _buildDomainSeparator();
+    }
+
+    /// The address that signed `digest`, or address(0) for a signature that is malleable (high s), has a v other
+    /// than 27 or 28, or that ecrecover rejects: callers compare it with a nonzero provider, so 0 never passes.
+    function _recover(bytes32 digest, uint8 v, bytes32 r, bytes32 s) internal pure returns (address) {
+        if (uint256(s) > SECP256K1_HALF_N || (v != 27 && v != 28)) return address(0);
+        return ecrecover(digest, v, r, s);
+    }
 
     function _field(uint256 x) internal pure {
         if (x >= FIELD_MODULUS) revert NotFieldElement(x);

@@ -5,9 +5,9 @@
 // which is the protocol's answer to a provider that cannot prove.
 import type { Address, Hex } from "viem";
 import { ClaimStatus, type EscrowClient } from "../sdk/chain/escrow.js";
-import { encodeRecord } from "../sdk/core/encoding.js";
+import { chainHead, encodeTrace } from "../sdk/core/encoding.js";
 import { accumulate } from "../sdk/core/hash.js";
-import { commitmentRoot, prefixCommitment } from "../sdk/core/merkle.js";
+import { commitmentRoot } from "../sdk/core/merkle.js";
 import {
   findPredicate,
   paramsHashOf,
@@ -96,21 +96,24 @@ export async function prepareClaim(store: TraceStore, escrow: EscrowClient, clai
     );
   }
   const records = all.slice(0, onChain.finalN);
-  const leaves = records.map((r) => encodeRecord(r, stored.profile, stored.secret).leaf);
+  const leaves = encodeTrace(records, stored.profile, stored.secret).map((r) => r.leaf);
 
   const checkpoints = (await escrow.checkpointsOf(sessionId)).map(({ n, root }) => ({ n, root }));
-  for (const [i, c] of checkpoints.entries()) {
+  // Entries are checked in n order, so a mismatch is narrowed to the records after the last prefix that held.
+  let held = 0;
+  for (const [i, c] of [...checkpoints.entries()].sort(([, a], [, b]) => a.n - b.n)) {
     if (c.n > leaves.length) {
       throw new TraceMismatchError(
         `session ${sessionId}: checkpoint ${i} covers ${c.n} records, the final commitment only ${leaves.length}`,
       );
     }
-    const mine = prefixCommitment(leaves, c.n);
+    const mine = chainHead(leaves, c.n);
     if (mine !== c.root) {
       throw new TraceMismatchError(
-        `session ${sessionId}: checkpoint ${i} (first ${c.n} records) has root ${hex(c.root)} on-chain but the stored records give ${hex(mine)}`,
+        `session ${sessionId}: checkpoint ${i} (first ${c.n} records) has chain head ${hex(c.root)} on-chain but the stored records give ${hex(mine)}: a stored record among seq ${held}..${c.n - 1} was changed after it was committed`,
       );
     }
+    held = c.n;
   }
   if (accumulate(checkpoints) !== onChain.acc) {
     throw new TraceMismatchError(

@@ -1,7 +1,7 @@
 // Turns a session's records, its on-chain checkpoints and a promise's θ into the
 // private and public inputs of a predicate circuit. Every value here is checked
 // again by the circuit; this file only lays them out.
-import { type EncodedRecord, SLOT_COUNT, encodeRecord } from "../sdk/core/encoding.js";
+import { type EncodedRecord, SLOT_COUNT, encodeTrace } from "../sdk/core/encoding.js";
 import { paramsHashOf, type PredicateDefinition, type Verdict } from "../sdk/core/predicates/index.js";
 import type { EncodingProfile } from "../sdk/core/profile.js";
 import type { TraceRecord } from "../sdk/core/records.js";
@@ -48,10 +48,15 @@ export function capacityProblem<Theta>(
   return null;
 }
 
+/** An entry of the session's on-chain checkpoint fold: a checkpoint or a user-posted receipt. */
 export interface Checkpoint {
   n: number;
+  /** The chain head of the first n records (the escrow's `root` argument). */
   root: bigint;
 }
+
+/** How many entries may hit one row (the circuit's two multiplicity bits, CheckpointHeads). */
+export const MAX_HITS_PER_ROW = 3;
 
 export class WitnessError extends ZkvaiError {
   static override readonly code: string = "WITNESS_FAILED";
@@ -74,18 +79,27 @@ function traceInput(
   }
   const empty = Array<string>(SLOT_COUNT).fill("0");
   const slots = Array.from({ length: capacity }, (_, i) => records[i]?.slots.map(String) ?? empty);
-  const salt = Array.from({ length: capacity }, (_, i) => String(records[i]?.salt ?? 0n));
-  // Unused checkpoint slots still pass the range checks (n = 1) but fold nothing.
+  const digest = Array.from({ length: capacity }, (_, i) => String(records[i]?.digest ?? 0n));
+  // The lookup's multiplicities: how many entries name each row (the circuit checks them).
+  const hits = Array<number>(capacity).fill(0);
+  for (const [i, c] of checkpoints.entries()) {
+    if (!Number.isInteger(c.n) || c.n < 1 || c.n > records.length)
+      throw new WitnessError(`checkpoint ${i} covers ${c.n} records; the trace holds ${records.length}`);
+    if (++hits[c.n - 1]! > MAX_HITS_PER_ROW)
+      throw new WitnessError(`more than ${MAX_HITS_PER_ROW} checkpoints name the prefix of ${c.n} records`);
+  }
+  // Unused entries fold nothing and weigh nothing in the lookup.
   const cp = Array.from({ length: shape.checkpoints }, (_, i) => checkpoints[i]);
   return {
     n: String(records.length),
     finalRoot: String(commitmentRoot(records.map((r) => r.leaf))),
     checkpointAcc: String(accumulate(checkpoints)),
     slots,
-    salt,
-    cpN: cp.map((c) => String(c?.n ?? 1)),
-    cpRoot: cp.map((c) => String(c?.root ?? 0n)),
+    digest,
+    cpN: cp.map((c) => String(c?.n ?? 0)),
+    cpHead: cp.map((c) => String(c?.root ?? 0n)),
     cpActive: cp.map((c) => (c ? "1" : "0")),
+    cpHits: hits.map((m) => [String(m & 1), String(m >> 1)]),
   };
 }
 
@@ -135,7 +149,7 @@ export function claimInput<Theta>(spec: ClaimInputSpec<Theta>): { input: Circuit
   predicate.checkProfile(theta, profile);
   const problem = capacityProblem(predicate, records, spec.checkpoints.length, spec.shape);
   if (problem) throw new WitnessError(problem);
-  const encoded = records.map((r) => encodeRecord(r, profile, spec.sessionSecret));
+  const encoded = encodeTrace(records, profile, spec.sessionSecret);
   const verdict = predicate.evaluate(records, theta, profile);
   const input = mergeInputs(
     {

@@ -1,5 +1,7 @@
 // Measures the commitment levers: the constraints per record of a Poseidon tree by arity
-// (zkVAI adopted 16), and of the leaf hash by width (packing slots, or two records per leaf; not adopted).
+// (zkVAI adopted 16), and of the leaf hash by width: 9 is the v2 leaf (7 slots, the record's digest, the
+// previous leaf), 8 the v1 leaf (7 slots + salt); fewer is packing slots, 16 two v1 records per leaf (not
+// adopted).
 //   npx tsx scripts/bench-levers.ts        # writes docs/bench/levers.json
 // Each variant is a small circuit compiled, r1cs only, with circom2 --O2 through the build's compile
 // cache (prover/artifacts/compile.ts); nothing here is part of the protocol (sdk/core/merkle.ts and
@@ -63,7 +65,7 @@ for (const { arity, levels } of [
   arities.push({ arity, leaves, constraints: total, perRecord });
 }
 const widths: { inputs: number; constraints: number }[] = [];
-for (const inputs of [6, 7, 8, 16]) {
+for (const inputs of [6, 7, 8, 9, 16]) {
   const total = await constraints(
     `poseidon_${inputs}`,
     `template P() { signal input x[${inputs}]; signal output y <== Poseidon(${inputs})(x); }`,
@@ -78,7 +80,7 @@ writeFileSync(
   JSON.stringify(
     {
       command: "npx tsx scripts/bench-levers.ts",
-      note: "circom2 --O2 non-linear constraints; the leaf today is Poseidon(8) (7 slots + salt) under a 16-ary tree",
+      note: "circom2 --O2 non-linear constraints; the leaf today (protocol v2) is Poseidon(9) (7 slots, the record's digest, the previous leaf) under a 16-ary tree",
       treeByArity: arities,
       poseidonByWidth: widths,
     },

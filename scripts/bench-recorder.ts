@@ -15,6 +15,7 @@ import path from "node:path";
 import { keccak256, toHex } from "viem";
 import type { Json } from "../sdk/core/canonical.js";
 import { EscrowClient, deployEscrow, deployPoseidon3 } from "../sdk/chain/escrow.js";
+import { CHECKPOINT_INTERVAL } from "../sdk/core/checkpoints.js";
 import { packageRoot } from "../sdk/chain/locations.js";
 import { embeddedChain } from "../sdk/dev/embedded.js";
 import { LeafLog } from "../sdk/core/leaf-log.js";
@@ -54,12 +55,12 @@ async function main() {
   const loadAtStart = Number(os.loadavg()[0].toFixed(2));
   const chain = await embeddedChain();
   const provider = chain.wallets[0];
-  // The built circuits allow 4 checkpoints per session, which the default policy reaches after 40 records;
-  // a roomier escrow keeps the policy submitting (every 10 records) for the whole run.
+  // The checkpoint budget (one per CHECKPOINT_INTERVAL records) has no cap, so the default policy keeps
+  // submitting for the whole run.
   const poseidon3 = await deployPoseidon3(chain, provider);
   const deployed = await deployEscrow(chain, provider, {
     poseidon3: poseidon3.address,
-    maxCheckpoints: 1_000,
+    checkpointInterval: CHECKPOINT_INTERVAL,
     registry: [],
   });
   const escrow = await EscrowClient.connect(chain, deployed.address, provider);

@@ -32,13 +32,15 @@ const PROCS = Number(arg("--procs") ?? 2);
 const PROFILE = { version: 1 as const, tools: { read: {} } };
 const USER = "0x1111111111111111111111111111111111111111" as const;
 
-/** Answers MAX_CHECKPOINTS and openSession; the policy below never asks for more. */
+/** Answers constants() (CHECKPOINT_INTERVAL) and openSession; the policy below never asks for more. */
 const offlineEscrow = {
   chain: { chainId: 0 },
-  constants: async () => ({ proofWindow: 3n * 86_400n, claimWindow: 30n * 86_400n, maxCheckpoints: 4 }),
+  constants: async () => ({ proofWindow: 3n * 86_400n, claimWindow: 30n * 86_400n, checkpointInterval: 10 }),
   address: "0x000000000000000000000000000000000000dEaD",
   abi: [],
   openSession: async () => ({ txHash: `0x${"00".repeat(32)}`, gasUsed: 0n }),
+  // A bare escrow's registry: no verifiers (as test/sdk/session-fixture.ts deploys it).
+  verifierSet: async () => ({ capacities: [], verifiers: [] }),
 } as unknown as EscrowClient;
 
 const yieldOnce = () => new Promise<void>((resolve) => setImmediate(resolve));

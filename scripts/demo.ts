@@ -121,7 +121,7 @@ async function main() {
     },
   ];
 
-  say("\nsessions (records stored first, prefix roots checkpointed on-chain, final root on close):");
+  say("\nsessions (records stored first, chain heads checkpointed on-chain, final root on close):");
   const claims: { label: string; sessionId: `0x${string}`; claimId: bigint }[] = [];
   for (const s of sessions) {
     const sessionId = scopedSessionId(provider, `${s.label}:${Date.now()}:${Math.random()}`);

@@ -22,6 +22,8 @@ import {
 import { embeddedChain, type DevChainHandle } from "../sdk/dev/embedded.js";
 import { type Wallet } from "../sdk/chain/network.js";
 import { FIELD_MODULUS as R } from "../sdk/core/hash.js";
+import { CHECKPOINT_INTERVAL, checkpointSlots } from "../sdk/core/checkpoints.js";
+import { signReceipt } from "../sdk/chain/receipts.js";
 import type { EncodingProfile } from "../sdk/core/profile.js";
 
 const PAYOUT = parseEther("1");
@@ -74,13 +76,13 @@ async function mockRows(chain: DevChainHandle) {
   ] as const) {
     const { address } = await deployEscrow(chain, provider, {
       poseidon3: d.address,
-      maxCheckpoints: 64,
+      checkpointInterval: CHECKPOINT_INTERVAL,
       registry: [],
     });
     const e = await EscrowClient.connect(chain, address, provider);
     await e.openSession(sid(name), user.account.address, 1n);
     await e.checkpoint(sid(name), 1, R - 1n);
-    const second = await e.checkpoint(sid(name), 2, R - 2n);
+    const second = await e.checkpoint(sid(name), 1 + CHECKPOINT_INTERVAL, R - 2n);
     poseidon[name] = {
       deploy: d.gasUsed,
       inside: await poseidonInside(chain, provider, d.address),
@@ -88,13 +90,15 @@ async function mockRows(chain: DevChainHandle) {
     };
   }
 
-  const registry = [
-    { predicateId: 4, capacity: 8, checkpoints: 64, verifier },
-    { predicateId: 4, capacity: 64, checkpoints: 64, verifier },
-  ];
+  const registry = [8, 64].map((capacity) => ({
+    predicateId: 4,
+    capacity,
+    checkpoints: checkpointSlots(capacity, CHECKPOINT_INTERVAL),
+    verifier,
+  }));
   const deployed = await deployEscrow(chain, provider, {
     poseidon3: generated.address,
-    maxCheckpoints: 64,
+    checkpointInterval: CHECKPOINT_INTERVAL,
     registry,
   });
   row("deploy Escrow", deployed.gasUsed, "constructor, a registry of 2 verifiers");
@@ -118,9 +122,35 @@ async function mockRows(chain: DevChainHandle) {
   row("openSession", a.gas);
   const c1 = await escrow.checkpoint(a.s, 4, R - 5n);
   row("checkpoint", c1.gasUsed, "first of the session");
-  const c2 = await escrow.checkpoint(a.s, 8, R - 6n);
+  const c2 = await escrow.checkpoint(a.s, 14, R - 6n);
   row("checkpoint", c2.gasUsed, "later ones (target ≤ 80k)");
-  row("closeSession", (await escrow.closeSession(a.s, 9, R - 7n)).gasUsed);
+  // Receipts: the provider signs, the user posts (the EIP-712 check, then the same fold as a checkpoint).
+  const target = { chainId: chain.chainId, escrow: escrow.address };
+  const receipt = async (s: Hex, n: number, root: bigint) => {
+    const r = { sessionId: s, n, root };
+    return (await asUser.postReceipt(r, await signReceipt(provider, target, r))).gasUsed;
+  };
+  row(
+    "postReceipt",
+    await receipt(a.s, 24, R - 9n),
+    "before close, within the rules: folds like a checkpoint (target ≤ 80k)",
+  );
+  row("closeSession", (await escrow.closeSession(a.s, 29, R - 7n)).gasUsed);
+  row(
+    "postReceipt",
+    await receipt(a.s, 30, R - 10n),
+    "after close: the user's one spare receipt (target ≤ 80k)",
+  );
+  const early = await open("spare-before-close");
+  await escrow.checkpoint(early.s, 4, R - 5n);
+  await escrow.checkpoint(early.s, 14, R - 6n);
+  row(
+    "postReceipt",
+    await receipt(early.s, 9, R - 12n),
+    "before close, outside the rules (n ≤ lastN): the spare (target ≤ 80k)",
+  );
+  const fresh = await open("receipt-first");
+  row("postReceipt", await receipt(fresh.s, 5, R - 11n), "first fold entry of a session");
 
   const f1 = await asUser.fileClaim(a.s, promiseId, BOND);
   row("fileClaim", f1.gasUsed, "first claim of this user (creates its credit slot)");

@@ -1,16 +1,19 @@
-// Commits prefix roots on-chain while the agent runs, so records cannot be edited or
+// Commits chain heads on-chain while the agent runs, so records cannot be edited or
 // dropped later than one checkpoint interval (docs/SOUNDNESS.md): a checkpoint of the
 // prefix is queued after everyRecords new records, or everyMs after the first record no
 // checkpoint covers yet, or on checkpointNow(). Submissions are serialised, and each
 // attempt takes the newest queued prefix, so after an outage the next landing one catches
-// up instead of replaying stale roots. Calls never wait on the chain; failures retry with
-// exponential backoff until close() supersedes them. The escrow takes at most
-// MAX_CHECKPOINTS per session; past that the final commitment is the only one left.
+// up instead of replaying stale heads (queued prefixes merge). Calls never wait on the
+// chain; failures retry with exponential backoff until close() supersedes them.
+// There is no cap. The escrow takes the k-th checkpoint only at more than
+// CHECKPOINT_INTERVAL·(k−1) records (sdk/core/checkpoints.ts): a prefix the budget does
+// not cover yet (time triggers spent it early) waits for the records that earn it.
 import type { Hex } from "viem";
 import type { EscrowClient, TxResult } from "./chain/escrow.js";
 import type { Logger } from "./log.js";
 import type { TraceStore } from "./store.js";
-import { CheckpointLimitError, CheckpointMismatchError } from "./core/errors.js";
+import { CheckpointBudgetError, CheckpointMismatchError } from "./core/errors.js";
+import { checkpointAffordable } from "./core/checkpoints.js";
 import { backoffMs, revertName, type Backoff } from "./chain/retry.js";
 
 export interface CheckpointPolicy {
@@ -52,17 +55,18 @@ export interface CheckpointerDeps {
   sessionId: Hex;
   log: Logger;
   policy: CheckpointPolicy;
-  maxCheckpoints: number;
+  /** The escrow's CHECKPOINT_INTERVAL: the k-th checkpoint needs more than interval·(k−1) records. */
+  checkpointInterval: number;
   /** Records acknowledged so far. */
   count(): number;
-  /** commitmentRoot of the first n records. */
-  prefixRoot(n: number): bigint;
+  /** The chain head of the first n records (LeafLog.head). */
+  headOf(n: number): bigint;
   /** What the chain already holds for the session. */
   onChain: { lastN: number; checkpoints: number };
 }
 
 // The escrow's custom errors that mean the chain moved without us (a "failed" send that landed, or a close).
-const DIVERGED = new Set(["CheckpointNotIncreasing", "TooManyCheckpoints", "AlreadyClosed"]);
+const DIVERGED = new Set(["CheckpointNotIncreasing", "CheckpointBudget", "AlreadyClosed"]);
 
 export class Checkpointer {
   private confirmedN: number;
@@ -71,7 +75,9 @@ export class Checkpointer {
   private lastTx: TxResult | undefined;
   /** The newest prefix queued (landed or not): what the record and time triggers count from. */
   private target: number;
-  private state: "active" | "exhausted" | "stopped" = "active";
+  private state: "active" | "stopped" = "active";
+  /** A trigger fired for a prefix the budget did not cover yet: the next record that earns it sends it. */
+  private deferred = false;
   private stopReason: Error | undefined;
   private running: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -97,15 +103,21 @@ export class Checkpointer {
   recorded(): void {
     if (this.state !== "active") return;
     const n = this.deps.count();
-    if (n - this.target >= this.deps.policy.everyRecords) this.request(n);
+    if (this.deferred && this.affordable(n)) this.request(n);
+    else if (n - this.target >= this.deps.policy.everyRecords) this.request(n);
     else this.armTimer();
+  }
+
+  /** Whether the escrow takes a checkpoint of n records after the ones confirmed. */
+  private affordable(n: number): boolean {
+    return checkpointAffordable(this.confirmed, n, this.deps.checkpointInterval);
   }
 
   /** Checkpoint the current prefix now and wait until it (or a longer one) has landed. */
   now(): Promise<void> {
     const n = this.deps.count();
     if (n <= this.confirmedN) return Promise.resolve();
-    if (this.state === "exhausted") return Promise.reject(this.limitError());
+    if (!this.running && !this.affordable(n)) return Promise.reject(this.budgetError(n));
     if (this.state === "stopped")
       return Promise.reject(this.stopReason ?? new Error("checkpointing has stopped"));
     const done = new Promise<void>((resolve, reject) => this.waiters.push({ n, resolve, reject }));
@@ -131,8 +143,9 @@ export class Checkpointer {
   }
 
   /**
-   * Brings the local view in line with the chain's Checkpointed events: stores any the
-   * store lacks (a send that "failed" but landed) after checking each root against ours.
+   * Brings the local view in line with the chain's fold entries: checkpoints (a send that
+   * "failed" but landed) and receipts the user posted, each checked against our chain head,
+   * stored when the store lacks it, and counted, since both spend the escrow's budget.
    */
   async reconcile(): Promise<void> {
     const { escrow, sessionId, store, log } = this.deps;
@@ -141,14 +154,14 @@ export class Checkpointer {
       const count = this.deps.count();
       if (c.n > count) {
         throw new CheckpointMismatchError(
-          `session ${sessionId}: on-chain checkpoint ${i} commits ${c.n} records, but only ${count} are recorded: acknowledged records were lost`,
+          `session ${sessionId}: on-chain ${c.kind} ${i} commits ${c.n} records, but only ${count} are recorded: acknowledged records were lost`,
           i,
         );
       }
-      const mine = this.deps.prefixRoot(c.n);
+      const mine = this.deps.headOf(c.n);
       if (mine !== c.root) {
         throw new CheckpointMismatchError(
-          `session ${sessionId}: on-chain checkpoint ${i} (first ${c.n} records) has root 0x${c.root.toString(16)}, but the recorded records give 0x${mine.toString(16)}`,
+          `session ${sessionId}: on-chain ${c.kind} ${i} (first ${c.n} records) has head 0x${c.root.toString(16)}, but the recorded records give 0x${mine.toString(16)}`,
           i,
         );
       }
@@ -156,7 +169,8 @@ export class Checkpointer {
       if (i >= this.confirmed) {
         log.log("info", "checkpoint.confirmed", { sessionId, n: c.n, root: c.root, reconciled: true });
         this.confirmed = i + 1;
-        this.confirmedN = c.n;
+        // A spare receipt may name an earlier prefix: the escrow's lastN is the largest n.
+        this.confirmedN = Math.max(this.confirmedN, c.n);
         this.target = Math.max(this.target, c.n);
       }
     }
@@ -167,6 +181,8 @@ export class Checkpointer {
   private request(n: number): void {
     this.target = Math.max(this.target, n);
     if (this.running) return;
+    if (this.deferred && !this.affordable(this.target)) return;
+    this.deferred = false;
     this.running = this.run(this.target);
   }
 
@@ -176,7 +192,7 @@ export class Checkpointer {
       // The root may have leaves left to hash: on the next turn, not on the triggering call's path.
       await new Promise<void>((resolve) => setImmediate(resolve));
       let pinned: number | undefined = first;
-      while (this.target > this.confirmedN && this.state === "active") {
+      while (this.target > this.confirmedN && this.state === "active" && !this.deferred) {
         this.clearTimer();
         await this.submitNewest(pinned);
         pinned = undefined;
@@ -197,8 +213,9 @@ export class Checkpointer {
     for (let attempt = 1; this.state === "active"; attempt++) {
       const n = attempt === 1 && pinned !== undefined ? pinned : this.target;
       if (n <= this.confirmedN) return this.settleWaiters();
-      if (this.confirmed >= this.deps.maxCheckpoints) return this.exhaust();
-      const root = this.deps.prefixRoot(n);
+      if (!this.affordable(n)) return this.defer(n);
+      this.deferred = false;
+      const root = this.deps.headOf(n);
       log.log("info", "checkpoint.submitted", { sessionId, n, attempt });
       try {
         const tx = await escrow.checkpoint(sessionId, n, root);
@@ -249,16 +266,19 @@ export class Checkpointer {
     }
   }
 
-  private exhaust(): void {
-    this.state = "exhausted";
+  /** The budget does not cover n yet: wait for the records that earn it (recorded() sends it then). */
+  private defer(n: number): void {
+    if (!this.deferred)
+      this.deps.log.log("info", "checkpoint.deferred", {
+        sessionId: this.deps.sessionId,
+        n,
+        checkpoints: this.confirmed,
+        sendsAt: this.confirmed * this.deps.checkpointInterval + 1,
+      });
+    this.deferred = true;
     this.clearTimer();
-    this.deps.log.log("warn", "checkpoint.limit", {
-      sessionId: this.deps.sessionId,
-      max: this.deps.maxCheckpoints,
-      lastN: this.confirmedN,
-      note: "the escrow takes no more checkpoints for this session; only the final commitment remains",
-    });
-    for (const w of this.waiters.splice(0)) w.reject(this.limitError());
+    for (const w of this.waiters.filter((w) => !this.affordable(w.n))) w.reject(this.budgetError(w.n));
+    this.waiters = this.waiters.filter((w) => this.affordable(w.n));
   }
 
   private stop(reason: Error): void {
@@ -268,9 +288,10 @@ export class Checkpointer {
     for (const w of this.waiters.splice(0)) w.reject(reason);
   }
 
-  private limitError(): CheckpointLimitError {
-    return new CheckpointLimitError(
-      `session ${this.deps.sessionId} holds the escrow's maximum of ${this.deps.maxCheckpoints} checkpoints`,
+  private budgetError(n: number): CheckpointBudgetError {
+    const at = this.confirmed * this.deps.checkpointInterval + 1;
+    return new CheckpointBudgetError(
+      `session ${this.deps.sessionId}: ${this.confirmed} checkpoints already cover ${n} records' budget; the escrow takes the next one at ${at} records (one per ${this.deps.checkpointInterval})`,
     );
   }
 

@@ -1,5 +1,5 @@
 // zkvai: the provider SDK. A Session records every tool call of an agent session in a TraceStore before it
-// returns, checkpoints prefix roots on the escrow and commits the final root on close; EscrowClient is the
+// returns, checkpoints chain heads on the escrow and commits the final root on close; EscrowClient is the
 // typed escrow. Proving lives in zkvai/prover, the user-side verifier in zkvai/user, development chains in
 // zkvai/dev, and the pure protocol core in zkvai/core.
 export { Session, randomSecret, type CloseResult, type SessionOptions } from "./session.js";
@@ -17,6 +17,15 @@ export { jsonLogger, memoryLogger, silentLogger, type Logger } from "./log.js";
 export type { CoveringPromise, PromiseRef } from "./guard.js";
 export * from "./chain/escrow.js";
 export { deployContract, readArtifact, type Deployed } from "./chain/artifacts.js";
+export {
+  signReceipt,
+  verifyReceipt,
+  type ReceiptCheck,
+  type ReceiptRefusal,
+  type ReceiptTarget,
+  type SignedReceipt,
+} from "./chain/receipts.js";
+export type { Receipt } from "./core/receipt.js";
 export { DeploymentError, readDeployment, writeDeployment, type Deployment } from "./chain/deployment.js";
 export { buildDir, BUILD_DIR_ENV } from "./chain/locations.js";
 export { privateKeyWallet, rpcChain, type ChainHandle, type Wallet } from "./chain/network.js";

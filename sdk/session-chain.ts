@@ -1,4 +1,4 @@
-// The Session's reads and final write on the escrow: MAX_CHECKPOINTS (read once), the
+// The Session's reads and final write on the escrow: CHECKPOINT_INTERVAL (read once), the
 // session as the escrow sees it, and closeSession with retries that notice a send which
 // failed on our side but landed.
 import type { Hex } from "viem";
@@ -17,22 +17,41 @@ import {
   SessionRecoveryError,
 } from "./core/errors.js";
 import type { StoredSession, TraceStore } from "./store.js";
+import type { CoveringPromise } from "./guard.js";
+import { PREDICATE_LIST } from "./core/predicates/index.js";
 
 /** closeSession attempts before close() gives up (it may be called again). */
 export const CLOSE_ATTEMPTS = 10;
 
-const maxCheckpointsByEscrow = new Map<string, Promise<number>>();
+const intervalByEscrow = new Map<string, Promise<number>>();
 
-/** The escrow's MAX_CHECKPOINTS, read once per escrow (it is immutable). */
-export function maxCheckpointsOf(escrow: EscrowClient): Promise<number> {
+/** The escrow's CHECKPOINT_INTERVAL, read once per escrow (it is immutable). */
+export function checkpointIntervalOf(escrow: EscrowClient): Promise<number> {
   const key = `${escrow.chain.chainId}:${escrow.address.toLowerCase()}`;
-  let max = maxCheckpointsByEscrow.get(key);
+  let max = intervalByEscrow.get(key);
   if (!max) {
-    max = escrow.constants().then((c) => c.maxCheckpoints);
-    max.catch(() => maxCheckpointsByEscrow.delete(key));
-    maxCheckpointsByEscrow.set(key, max);
+    max = escrow.constants().then((c) => c.checkpointInterval);
+    max.catch(() => intervalByEscrow.delete(key));
+    intervalByEscrow.set(key, max);
   }
   return max;
+}
+
+/**
+ * The most records a claim on this session can be proven for: over the predicates of its promises
+ * (of every predicate PREDICATE_LIST knows when it names none), the smallest of each one's largest
+ * registered capacity. 0 when the escrow serves none of them: no claim can be proven at all.
+ */
+export async function settleableRecords(
+  escrow: EscrowClient,
+  promises: readonly CoveringPromise[],
+): Promise<number> {
+  const codes =
+    promises.length > 0 ? [...new Set(promises.map((p) => p.def.code))] : PREDICATE_LIST.map((d) => d.code);
+  const largest = await Promise.all(
+    codes.map(async (code) => Math.max(0, ...(await escrow.verifierSet(code)).capacities)),
+  );
+  return promises.length > 0 ? Math.min(...largest) : Math.max(0, ...largest);
 }
 
 /** The escrow's view of the session, or undefined when it was never opened there. */
@@ -56,12 +75,15 @@ export async function resumeOnChain(
   store: TraceStore,
   stored: StoredSession,
   records: readonly TraceRecord[],
-): Promise<{ maxCheckpoints: number; info: SessionInfo | undefined; openTx: TxResult | undefined }> {
+): Promise<{ checkpointInterval: number; info: SessionInfo | undefined; openTx: TxResult | undefined }> {
   const { sessionId } = stored;
-  let maxCheckpoints: number;
+  let checkpointInterval: number;
   let info: SessionInfo | undefined;
   try {
-    [maxCheckpoints, info] = await Promise.all([maxCheckpointsOf(escrow), onChainSession(escrow, sessionId)]);
+    [checkpointInterval, info] = await Promise.all([
+      checkpointIntervalOf(escrow),
+      onChainSession(escrow, sessionId),
+    ]);
   } catch (e) {
     throw new SessionRecoveryError(`cannot read session ${sessionId} from the escrow: ${messageOf(e)}`, {
       cause: e,
@@ -70,7 +92,7 @@ export async function resumeOnChain(
   if (!info) {
     try {
       const openTx = await escrow.openSession(sessionId, stored.user, stored.profileHash);
-      return { maxCheckpoints, info, openTx };
+      return { checkpointInterval, info, openTx };
     } catch (e) {
       throw new SessionOpenError(`openSession(${sessionId}) failed again: ${messageOf(e)}`, { cause: e });
     }
@@ -94,7 +116,7 @@ export async function resumeOnChain(
       `session ${sessionId} is closed (final n ${info.finalN}); nothing to resume`,
     );
   }
-  return { maxCheckpoints, info, openTx: undefined };
+  return { checkpointInterval, info, openTx: undefined };
 }
 
 /**

@@ -1,5 +1,5 @@
 // What a Session is opened with, and Session.open's checks of it. Every option is checked, and
-// the escrow's MAX_CHECKPOINTS read, before the store is written: a bad option leaves nothing
+// the escrow's CHECKPOINT_INTERVAL read, before the store is written: a bad option leaves nothing
 // behind that Session.recover would then have to resume.
 import { randomBytes } from "node:crypto";
 import { isAddress, isAddressEqual, zeroAddress, type Address, type Hex } from "viem";
@@ -10,7 +10,7 @@ import { FIELD_MODULUS } from "./core/hash.js";
 import { silentLogger, type Logger } from "./log.js";
 import { parseProfile, type EncodingProfile } from "./core/profile.js";
 import { messageOf } from "./core/record-checks.js";
-import { maxCheckpointsOf } from "./session-chain.js";
+import { checkpointIntervalOf, settleableRecords } from "./session-chain.js";
 import type { TraceStore } from "./store.js";
 import { SessionOpenError } from "./core/errors.js";
 
@@ -31,8 +31,17 @@ export interface SessionOptions {
   promises?: PromiseRef[];
   /** Fail-closed guard mode: see call(). */
   guard?: boolean;
+  /**
+   * What to do with a record past the most the escrow's registered circuits can prove for this
+   * session's promises (a claim on a longer session can only default): "refuse" (the default)
+   * throws BeyondCapacityError before the tool runs; "warn" records it and logs
+   * `session.beyond_capacity` once.
+   */
+  beyondCapacity?: BeyondCapacity;
   log?: Logger;
 }
+
+export type BeyondCapacity = "refuse" | "warn";
 
 /** Session.recover's options: the user, profile and secret are the store's. */
 export type RecoverOptions = Omit<SessionOptions, "user" | "profile" | "secret">;
@@ -55,7 +64,10 @@ export interface SessionContext {
   policy: CheckpointPolicy;
   promises: CoveringPromise[];
   guard: boolean;
-  maxCheckpoints: number;
+  checkpointInterval: number;
+  /** settleableRecords(): the most records a claim on the session can be proven for (0: none). */
+  capacity: number;
+  beyondCapacity: BeyondCapacity;
 }
 
 /** Session.open's options, checked and completed, or SessionOpenError (or the parsers' errors). */
@@ -82,12 +94,26 @@ export async function openingContext(opts: SessionOptions): Promise<SessionConte
       `session ${sessionId} is already in the trace store; Session.recover resumes it`,
     );
   const log = opts.log ?? silentLogger;
-  let maxCheckpoints: number;
+  const beyondCapacity = parseBeyondCapacity(opts.beyondCapacity, SessionOpenError);
+  let checkpointInterval: number;
+  let capacity: number;
   try {
-    maxCheckpoints = await maxCheckpointsOf(escrow);
+    [checkpointInterval, capacity] = await Promise.all([
+      checkpointIntervalOf(escrow),
+      settleableRecords(escrow, promises),
+    ]);
   } catch (e) {
-    throw new SessionOpenError(`cannot read the escrow's MAX_CHECKPOINTS: ${messageOf(e)}`, { cause: e });
+    throw new SessionOpenError(`cannot read the escrow's checkpoint interval and circuits: ${messageOf(e)}`, {
+      cause: e,
+    });
   }
-  const ctx = { store, escrow, sessionId, profile, secret, log, policy, promises, maxCheckpoints };
-  return { ...ctx, guard: opts.guard ?? false };
+  const ctx = { store, escrow, sessionId, profile, secret, log, policy, promises, checkpointInterval };
+  return { ...ctx, capacity, beyondCapacity, guard: opts.guard ?? false };
+}
+
+/** The beyondCapacity option, checked: "refuse" unless given. */
+export function parseBeyondCapacity(value: unknown, Err: new (message: string) => Error): BeyondCapacity {
+  if (value === undefined) return "refuse";
+  if (value === "refuse" || value === "warn") return value;
+  throw new Err(`beyondCapacity must be "refuse" or "warn", got ${JSON.stringify(value)}`);
 }

@@ -7,9 +7,9 @@ import { resolvePolicy, type Checkpointer } from "./checkpointer.js";
 import { parsePromises } from "./guard.js";
 import { silentLogger } from "./log.js";
 import type { TraceRecord } from "./core/records.js";
-import { resumeOnChain } from "./session-chain.js";
+import { resumeOnChain, settleableRecords } from "./session-chain.js";
 import { claimWriter } from "./session-open.js";
-import type { RecoverOptions, SessionContext } from "./session-options.js";
+import { parseBeyondCapacity, type RecoverOptions, type SessionContext } from "./session-options.js";
 import type { StoredSession } from "./store.js";
 import { SessionRecoveryError } from "./core/errors.js";
 
@@ -49,10 +49,12 @@ async function resume<S>(
   const { store, escrow, sessionId } = opts;
   const { promises, policy, log } = settled;
   const records = store.records(sessionId);
-  const { maxCheckpoints, info, openTx } = await resumeOnChain(escrow, store, stored, records);
+  const beyondCapacity = parseBeyondCapacity(opts.beyondCapacity, SessionRecoveryError);
+  const { checkpointInterval, info, openTx } = await resumeOnChain(escrow, store, stored, records);
+  const capacity = await settleableRecords(escrow, promises);
   const ctx = { store, escrow, sessionId, profile: stored.profile, secret: stored.secret, log, policy };
   const { session, checkpointer } = build(
-    { ...ctx, promises, maxCheckpoints, guard: opts.guard ?? false },
+    { ...ctx, promises, checkpointInterval, capacity, beyondCapacity, guard: opts.guard ?? false },
     records,
     openTx,
   );

@@ -7,6 +7,7 @@
 // call that would break a covering promise, or that could not be recorded.
 import type { Hex } from "viem";
 import type { TxResult } from "./chain/escrow.js";
+import { signReceipt, type SignedReceipt } from "./chain/receipts.js";
 import { canonicalJson, type Json } from "./core/canonical.js";
 import { Checkpointer } from "./checkpointer.js";
 import { gatedTools } from "./guard.js";
@@ -34,7 +35,12 @@ import { checkCallFits, snapshotArgs } from "./session-limits.js";
 import { openNewSession } from "./session-open.js";
 import type { CloseResult, RecoverOptions, SessionContext, SessionOptions } from "./session-options.js";
 import { recoverSession } from "./session-recovery.js";
-import { InvalidCallError, InvalidRecordError, SessionClosedError } from "./core/errors.js";
+import {
+  BeyondCapacityError,
+  InvalidCallError,
+  InvalidRecordError,
+  SessionClosedError,
+} from "./core/errors.js";
 
 export { DEFAULT_POLICY, type CheckpointPolicy } from "./checkpointer.js";
 export type { PromiseRef } from "./guard.js";
@@ -58,6 +64,7 @@ export class Session {
   private readonly inflight = new Set<Promise<unknown>>();
   private closing: Promise<CloseResult> | undefined;
   private closed: CloseResult | undefined;
+  private warnedCapacity = false;
 
   private constructor(
     private readonly ctx: SessionContext,
@@ -72,11 +79,16 @@ export class Session {
       write: (body) => this.write(body),
     });
     this.gated = gatedTools(ctx.promises);
+    if (ctx.capacity === 0)
+      ctx.log.log("warn", "session.no_circuit", {
+        sessionId: ctx.sessionId,
+        note: "the escrow registers no circuit for this session's promises: a claim on it can only default",
+      });
     for (const r of records) this.track(r);
     this.checkpointer = new Checkpointer({
       ...ctx,
       count: () => this.leaves.length,
-      prefixRoot: (n) => this.leaves.root(n),
+      headOf: (n) => this.leaves.head(n),
       // None at open; recover() adopts the chain's with checkpointer.reconcile(), checking each.
       onChain: { lastN: 0, checkpoints: 0 },
     });
@@ -112,6 +124,27 @@ export class Session {
     return this.leaves.length;
   }
 
+  /** The chain head of the first n records (all by default): what a checkpoint or receipt for n commits to. */
+  head(n = this.count): bigint {
+    return this.leaves.head(n);
+  }
+
+  /**
+   * A receipt for the first n records (all so far by default), signed with the provider's key (the escrow
+   * client's wallet, the account that opened the session): what the user keeps and may post to the escrow
+   * (EscrowClient.postReceipt) so the provider can no longer commit to fewer or other records. Hand it to the
+   * user with the response the record belongs to (docs/PROTOCOL.md "Receipts"). Sign only what is stored: every
+   * record up to n already is, since a record is stored before it is acknowledged.
+   */
+  async receipt(n = this.count): Promise<SignedReceipt> {
+    const wallet = this.ctx.escrow.wallet;
+    if (!wallet)
+      throw new InvalidCallError("receipt(): the session's escrow client has no wallet to sign with");
+    const receipt = { sessionId: this.sessionId, n, root: this.leaves.head(n) };
+    const target = { chainId: this.ctx.escrow.chain.chainId, escrow: this.ctx.escrow.address };
+    return { ...receipt, ...target, signature: await signReceipt(wallet, target, receipt) };
+  }
+
   /** The commitment of every record so far (commitmentRoot). */
   root(): bigint {
     return this.leaves.root();
@@ -145,6 +178,7 @@ export class Session {
     const { actionId } = opts;
     const call = checkCall(this.ctx.profile, this.count, tool, snapshotArgs(tool, args), actionId);
     checkCallFits(call);
+    this.checkCapacity(this.inflight.size);
     const gatedBy = actionId === undefined ? this.gated.get(tool) : undefined;
     if (gatedBy !== undefined) {
       throw new InvalidCallError(
@@ -197,6 +231,7 @@ export class Session {
     } catch (e) {
       throw new InvalidCallError(`call ${JSON.stringify(tool)}: ${messageOf(e)}`, { cause: e });
     }
+    this.checkCapacity(this.inflight.size);
     return this.write(bodyOf(call));
   }
 
@@ -247,7 +282,31 @@ export class Session {
     }
     const checked = checkEvent(this.ctx.profile, this.count, body);
     const known = this.ledger.knownEvent(checked);
-    return known === undefined ? this.write(body) : this.ctx.store.record(this.sessionId, known)!;
+    if (known !== undefined) return this.ctx.store.record(this.sessionId, known)!;
+    this.checkCapacity(this.inflight.size);
+    return this.write(body);
+  }
+
+  /**
+   * Refuses (or warns about, per beyondCapacity) a record past ctx.capacity, the most a claim can be
+   * proven for; `pending` calls are running and will each add one. Nothing to check when no
+   * registered circuit serves the session at all (capacity 0): open() warned about that.
+   */
+  private checkCapacity(pending: number): void {
+    const { capacity, beyondCapacity, log } = this.ctx;
+    if (capacity === 0 || this.count + pending < capacity) return;
+    const what = `session ${this.sessionId} holds ${this.count} records${pending ? ` (${pending} more running)` : ""}; the escrow's circuits prove claims on at most ${capacity}, so a claim on a longer session can only default`;
+    if (beyondCapacity === "refuse")
+      throw new BeyondCapacityError(
+        `${what}. Close it and continue in a new session, or open with beyondCapacity: "warn"`,
+      );
+    if (!this.warnedCapacity)
+      log.log("warn", "session.beyond_capacity", {
+        sessionId: this.sessionId,
+        records: this.count,
+        capacity,
+      });
+    this.warnedCapacity = true;
   }
 
   /** The one place records are appended: the store first, then the leaves, then the policy. */

@@ -5,14 +5,15 @@ include "merkle.circom";
 include "checkpoints.circom";
 
 // Everything a predicate circuit needs to know about the committed trace, checked:
-// the first n records (slots) are exactly the ones behind `finalRoot` and behind
-// every on-chain checkpoint folded into `checkpointAcc`. Outputs `active[i]`
-// (i < n) so that predicates look at exactly the first n records.
+// the first n records (slots, digests) are exactly the ones behind `finalRoot`, and
+// every on-chain checkpoint folded into `checkpointAcc` is the chain head of a prefix
+// of them. Outputs `active[i]` (i < n) so that predicates look at exactly the first n
+// records.
 //
 // Rows at index >= n have leaf 0, so nothing else binds their slots: a prover
 // could fill them after seeing any in-circuit challenge. Every slot of such a row
 // is therefore constrained to 0, an invariant each predicate inherits (a padding
-// row reads as "no record": kind 0, every value absent). The salt is left free:
+// row reads as "no record": kind 0, every value absent). The digest is left free:
 // it enters only the leaf, which is gated by `active`. docs/SOUNDNESS.md,
 // "Rows past n". Cost: S constraints per row.
 template CommittedTrace(D, K) {
@@ -22,10 +23,11 @@ template CommittedTrace(D, K) {
     signal input finalRoot;
     signal input checkpointAcc;
     signal input slots[N][S];
-    signal input salt[N];
+    signal input digest[N];
     signal input cpN[K];
-    signal input cpRoot[K];
+    signal input cpHead[K];
     signal input cpActive[K];
+    signal input cpHits[N][2];
     signal output active[N];
 
     active <== PrefixMask(D)(n);
@@ -35,7 +37,12 @@ template CommittedTrace(D, K) {
     for (var i = 0; i < N; i++) {
         leaf[i] = RecordLeaf();
         leaf[i].slots <== slots[i];
-        leaf[i].salt <== salt[i];
+        leaf[i].digest <== digest[i];
+        if (i == 0) {
+            leaf[i].prev <== 0;
+        } else {
+            leaf[i].prev <== leaf[i - 1].leaf;
+        }
         leaf[i].active <== active[i];
         tree.leaves[i] <== leaf[i].leaf;
         for (var j = 0; j < S; j++) (1 - active[i]) * slots[i][j] === 0;
@@ -44,11 +51,20 @@ template CommittedTrace(D, K) {
     signal committed <== CommitmentRoot(D)(n, tree.nodes);
     finalRoot === committed;
 
-    component checkpoints = CheckpointChain(D, K);
-    checkpoints.n <== n;
-    checkpoints.nodes <== tree.nodes;
-    checkpoints.cpN <== cpN;
-    checkpoints.cpRoot <== cpRoot;
-    checkpoints.cpActive <== cpActive;
-    checkpointAcc === checkpoints.acc;
+    component fold = CheckpointFold(K);
+    fold.cpN <== cpN;
+    fold.cpHead <== cpHead;
+    fold.cpActive <== cpActive;
+    checkpointAcc === fold.acc;
+
+    component heads = CheckpointHeads(D, K);
+    heads.n <== n;
+    heads.finalRoot <== finalRoot;
+    heads.checkpointAcc <== checkpointAcc;
+    for (var i = 0; i < N; i++) heads.leaves[i] <== leaf[i].leaf;
+    heads.active <== active;
+    heads.cpN <== cpN;
+    heads.cpHead <== cpHead;
+    heads.cpActive <== cpActive;
+    heads.hits <== cpHits;
 }

@@ -9,7 +9,7 @@ include "../predicates/aap1_authorization.circom";
 // Public inputs, all built by the escrow from its own storage (docs/PROTOCOL.md):
 //   context        keccak(chainid, escrow, sessionId, promiseId) >> 3: binds the pair (P4)
 //   finalRoot, n   the session's final commitment and record count (P1)
-//   checkpointAcc  the fold of every on-chain checkpoint (P1)
+//   checkpointAcc  the fold of every on-chain checkpoint and receipt (P1)
 //   paramsHash     the promise's θ hash (P5)
 //   outcome        1 = violated, 0 = satisfied; computed here, not chosen (P2)
 // D: capacity 2^D records; K: checkpoints; T: gated tools.
@@ -26,10 +26,11 @@ template Aap1AuthorizationMain(D, K, T) {
     signal input outcome;
 
     signal input slots[N][S];
-    signal input salt[N];
+    signal input digest[N];
     signal input cpN[K];
-    signal input cpRoot[K];
+    signal input cpHead[K];
     signal input cpActive[K];
+    signal input cpHits[N][2];
     signal input gatedTools[T];
     signal input authorities[3];
     // Aap1Authorization's labels and certificate (sdk/core/predicates/aap1/chains.ts), checked there.
@@ -49,10 +50,11 @@ template Aap1AuthorizationMain(D, K, T) {
     trace.finalRoot <== finalRoot;
     trace.checkpointAcc <== checkpointAcc;
     trace.slots <== slots;
-    trace.salt <== salt;
+    trace.digest <== digest;
     trace.cpN <== cpN;
-    trace.cpRoot <== cpRoot;
+    trace.cpHead <== cpHead;
     trace.cpActive <== cpActive;
+    trace.cpHits <== cpHits;
 
     for (var i = 0; i < 3; i++) authorities[i] * (authorities[i] - 1) === 0;
     component theta = HashVector(3 + T + 3);

@@ -10,7 +10,7 @@ include "../predicates/aap2_scope.circom";
 // Public inputs, all built by the escrow from its own storage (docs/PROTOCOL.md):
 //   context        keccak(chainid, escrow, sessionId, promiseId) >> 3: binds the pair (P4)
 //   finalRoot, n   the session's final commitment and record count (P1)
-//   checkpointAcc  the fold of every on-chain checkpoint (P1)
+//   checkpointAcc  the fold of every on-chain checkpoint and receipt (P1)
 //   paramsHash     the promise's θ hash (P5)
 //   outcome        1 = violated, 0 = satisfied; only the true one has a witness (P2)
 // D: capacity 2^D records; K: checkpoints; T: scoped tools; P: allowed prefixes;
@@ -31,10 +31,11 @@ template Aap2ScopeMain(D, K, T, P, E) {
     signal input outcome;
 
     signal input slots[N][S];
-    signal input salt[N];
+    signal input digest[N];
     signal input cpN[K];
-    signal input cpRoot[K];
+    signal input cpHead[K];
     signal input cpActive[K];
+    signal input cpHits[N][2];
     signal input tools[T];
     signal input prefixes[P];
     signal input pathWitness[N][W];
@@ -49,10 +50,11 @@ template Aap2ScopeMain(D, K, T, P, E) {
     trace.finalRoot <== finalRoot;
     trace.checkpointAcc <== checkpointAcc;
     trace.slots <== slots;
-    trace.salt <== salt;
+    trace.digest <== digest;
     trace.cpN <== cpN;
-    trace.cpRoot <== cpRoot;
+    trace.cpHead <== cpHead;
     trace.cpActive <== cpActive;
+    trace.cpHits <== cpHits;
 
     component theta = HashVector(3 + T + P);
     theta.in[0] <== AAP2_PREDICATE_ID();

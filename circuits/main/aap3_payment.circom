@@ -11,7 +11,7 @@ include "../predicates/aap3_payment.circom";
 // Public inputs, all built by the escrow from its own storage (docs/PROTOCOL.md):
 //   context        keccak(chainid, escrow, sessionId, promiseId) >> 3: binds the pair (P4)
 //   finalRoot, n   the session's final commitment and record count (P1)
-//   checkpointAcc  the fold of every on-chain checkpoint (P1)
+//   checkpointAcc  the fold of every on-chain checkpoint and receipt (P1)
 //   paramsHash     the promise's θ hash (P5)
 //   outcome        1 = violated, 0 = satisfied; computed here, not chosen (P2)
 // D: capacity 2^D records; K: checkpoints; P: pay tools; M: merchants.
@@ -26,10 +26,11 @@ template Aap3PaymentMain(D, K, P, M) {
     signal input outcome;
 
     signal input slots[N][S];
-    signal input salt[N];
+    signal input digest[N];
     signal input cpN[K];
-    signal input cpRoot[K];
+    signal input cpHead[K];
     signal input cpActive[K];
+    signal input cpHits[N][2];
     signal input tools[P];
     signal input merchants[M];
     signal input cap;
@@ -42,10 +43,11 @@ template Aap3PaymentMain(D, K, P, M) {
     trace.finalRoot <== finalRoot;
     trace.checkpointAcc <== checkpointAcc;
     trace.slots <== slots;
-    trace.salt <== salt;
+    trace.digest <== digest;
     trace.cpN <== cpN;
-    trace.cpRoot <== cpRoot;
+    trace.cpHead <== cpHead;
     trace.cpActive <== cpActive;
+    trace.cpHits <== cpHits;
 
     component theta = HashVector(4 + P + M);
     theta.in[0] <== AAP3_PREDICATE_ID();

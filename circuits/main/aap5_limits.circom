@@ -11,7 +11,7 @@ include "../predicates/aap5_limits.circom";
 // Public inputs, all built by the escrow from its own storage (docs/PROTOCOL.md):
 //   context        keccak(chainid, escrow, sessionId, promiseId) >> 3: binds the pair (P4)
 //   finalRoot, n   the session's final commitment and record count (P1)
-//   checkpointAcc  the fold of every on-chain checkpoint (P1)
+//   checkpointAcc  the fold of every on-chain checkpoint and receipt (P1)
 //   paramsHash     the promise's θ hash (P5)
 //   outcome        1 = violated, 0 = satisfied; computed here, not chosen (P2)
 // D: capacity 2^D records; K: checkpoints; C: counted tools; S: summed tools.
@@ -27,10 +27,11 @@ template Aap5LimitsMain(D, K, C, S) {
     signal input outcome;
 
     signal input slots[N][SC];
-    signal input salt[N];
+    signal input digest[N];
     signal input cpN[K];
-    signal input cpRoot[K];
+    signal input cpHead[K];
     signal input cpActive[K];
+    signal input cpHits[N][2];
     signal input countedTools[C];
     signal input summedTools[S];
     signal input limits[3];
@@ -47,10 +48,11 @@ template Aap5LimitsMain(D, K, C, S) {
     trace.finalRoot <== finalRoot;
     trace.checkpointAcc <== checkpointAcc;
     trace.slots <== slots;
-    trace.salt <== salt;
+    trace.digest <== digest;
     trace.cpN <== cpN;
-    trace.cpRoot <== cpRoot;
+    trace.cpHead <== cpHead;
     trace.cpActive <== cpActive;
+    trace.cpHits <== cpHits;
 
     component theta = HashVector(6 + C + S);
     theta.in[0] <== AAP5_PREDICATE_ID();

@@ -6,6 +6,7 @@ import { type ChainHandle, type Wallet } from "../../sdk/chain/network.js";
 import type { DeployedVerifier, Deployment } from "../../sdk/chain/deployment.js";
 import { predicateById } from "../../sdk/core/predicates/index.js";
 import { capacityOfDepth } from "../../sdk/core/claim.js";
+import { CHECKPOINT_INTERVAL, checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { loadManifest, manifestSha256 } from "./manifest.js";
 
 /** What deploying returns: a client for the new escrow, the deployment's record, and what each step cost. */
@@ -16,34 +17,46 @@ export interface ZkVaiDeployment {
 }
 
 /**
- * The on-chain Poseidon, one verifier per circuit of the manifest, and the Escrow whose registry they are.
+ * The on-chain Poseidon, one verifier per circuit of the manifest, and the Escrow whose registry they are, with
+ * the checkpoint budget's interval (CHECKPOINT_INTERVAL unless `checkpointInterval` says otherwise).
  * `rpcUrl` is recorded for later commands (empty for an in-process chain).
  */
 export async function deployZkVai(
   chain: ChainHandle,
   deployer: Wallet,
-  opts: { rpcUrl?: string } = {},
+  opts: { rpcUrl?: string; checkpointInterval?: number } = {},
 ): Promise<ZkVaiDeployment> {
   const manifest = loadManifest();
   const circuits = Object.entries(manifest.circuits);
   if (!circuits.length) throw new Error("the manifest lists no circuits; run `npm run setup`");
+  const checkpointInterval = opts.checkpointInterval ?? CHECKPOINT_INTERVAL;
+  // Each circuit must fold exactly the entries the budget lets a session of its capacity reach, or the escrow's
+  // constructor reverts (CheckpointsMismatch). Checked here first, so a stale build spends no gas.
+  const planned = circuits.map(([name, c]) => {
+    const capacity = capacityOfDepth(Number(c.params.depth));
+    const checkpoints = Number(c.params.checkpoints);
+    const slots = checkpointSlots(capacity, checkpointInterval);
+    if (checkpoints !== slots)
+      throw new Error(
+        `circuit ${name} folds ${checkpoints} checkpoints, but a session of ${capacity} records takes ${slots} under a checkpoint every ${checkpointInterval} records: rebuild the circuits (\`npm run setup\`)`,
+      );
+    return { name, c, capacity, checkpoints };
+  });
   const poseidon = await deployPoseidon3(chain, deployer);
   const verifiers: DeployedVerifier[] = [];
   const verifierGas: Record<string, bigint> = {};
-  for (const [name, c] of circuits) {
+  for (const { name, c, capacity, checkpoints } of planned) {
     const v = await deployContract(chain, deployer, c.verifierContract);
     verifierGas[name] = v.gasUsed;
     verifiers.push({
       circuit: name,
       predicate: c.predicate,
-      capacity: capacityOfDepth(Number(c.params.depth)),
-      checkpoints: Number(c.params.checkpoints),
+      capacity,
+      checkpoints,
       address: v.address,
       vkeySha256: c.files.vkey.sha256,
     });
   }
-  // Every circuit folds the same number of checkpoints: the escrow's cap (the constructor checks it).
-  const maxCheckpoints = Math.min(...verifiers.map((v) => v.checkpoints));
   const registry = verifiers.map((v) => ({
     predicateId: predicateById(v.predicate).code,
     capacity: v.capacity,
@@ -52,18 +65,18 @@ export async function deployZkVai(
   }));
   const escrow = await deployEscrow(chain, deployer, {
     poseidon3: poseidon.address,
-    maxCheckpoints,
+    checkpointInterval,
     registry,
   });
   const startBlock = await chain.publicClient.getBlockNumber();
   const record: Deployment = {
-    version: 1,
+    version: 2,
     chainId: chain.chainId,
     rpcUrl: opts.rpcUrl ?? "",
     escrow: escrow.address,
     fromBlock: Number(startBlock),
     poseidon3: poseidon.address,
-    maxCheckpoints,
+    checkpointInterval,
     verifiers,
     manifestSha256: manifestSha256(),
     deployer: deployer.account.address,

@@ -4,6 +4,7 @@
 // definition (`caps`) and the public inputs from sdk/core/claim.ts, so neither can drift from what the
 // prover and the escrow use. The loader expands rows into the Instance objects everything else reads.
 
+import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { PUBLIC_INPUTS } from "../../sdk/core/claim.js";
@@ -74,8 +75,13 @@ function expand(raw: Record<string, unknown>, table: InstanceTable, where: strin
       fail(where, `unknown key ${k}; parameters of ${id}: ${names.join(", ")}`);
   }
   const params: Record<string, number> = {};
+  if (raw.checkpoints !== undefined || family.defaults?.checkpoints !== undefined)
+    fail(where, "checkpoints is not set by hand: it is checkpointSlots(2^depth) (sdk/core/checkpoints.ts)");
   for (const k of names) {
-    const v = raw[k] ?? family.defaults?.[k] ?? caps[k];
+    const v =
+      k === "checkpoints" && Number.isSafeInteger(params.depth) && params.depth! <= 30
+        ? checkpointSlots(2 ** params.depth!)
+        : (raw[k] ?? family.defaults?.[k] ?? caps[k]);
     if (!Number.isSafeInteger(v) || (v as number) < 0) fail(where, `${k} must be a non-negative integer`);
     params[k] = v as number;
   }

@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadManifest } from "../../prover/artifacts/manifest.js";
+import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { releaseProver } from "../../prover/prove.js";
 import { ROOT } from "../../prover/artifacts/circuit-build.js";
 import { Progress } from "../../prover/artifacts/progress.js";
@@ -128,6 +129,7 @@ function provenRow(
   c: ConstraintReport,
   predicate: string,
   capacity: number,
+  checkpoints: number,
   m: CircuitMeasurement,
   constraints: number,
 ): ResultRow {
@@ -137,7 +139,8 @@ function provenRow(
     capacity,
     status: "proven",
     circuit: m.circuit,
-    checkpoints: 4,
+    checkpoints,
+    checkpointsPerTrace: m.checkpointsPerTrace,
     constraints,
     ...derivedCounts(c, predicate, capacity, constraints),
     witnessSeconds: spread(m.runs.map((r) => r.witnessSeconds)),
@@ -188,6 +191,8 @@ function countRows(c: ConstraintReport, kept: readonly ResultRow[]): ResultRow[]
         predicate,
         capacity: p.capacity,
         status: p.source,
+        // Counted at the protocol's fold size (scripts/bench/constraints.ts).
+        checkpoints: checkpointSlots(p.capacity),
         constraints: p.constraints,
         ...derivedCounts(c, predicate, p.capacity, p.constraints, kept),
         ...(p.compileSeconds ? { compileSeconds: p.compileSeconds } : {}),
@@ -215,6 +220,7 @@ export async function runBench(argv: string[]): Promise<number> {
       name,
       predicate: c.predicate,
       capacity: 2 ** Number(c.params.depth),
+      checkpoints: Number(c.params.checkpoints),
       constraints: c.constraints,
     }))
     .filter(
@@ -267,10 +273,15 @@ export async function runBench(argv: string[]): Promise<number> {
     measuredAt: new Date().toISOString(),
     runsPerCircuit: o.runs,
   };
-  const measured: Array<{ predicate: string; capacity: number; constraints: number; m: CircuitMeasurement }> =
-    [];
+  const measured: Array<{
+    predicate: string;
+    capacity: number;
+    checkpoints: number;
+    constraints: number;
+    m: CircuitMeasurement;
+  }> = [];
   const provenRows = (counts: ConstraintReport) =>
-    measured.map((x) => provenRow(counts, x.predicate, x.capacity, x.m, x.constraints));
+    measured.map((x) => provenRow(counts, x.predicate, x.capacity, x.checkpoints, x.m, x.constraints));
   // A kept row gets the domain only if it was measured on the circuit built now.
   const domainOf = (r: ResultRow) => {
     const c = r.circuit ? manifest.circuits[r.circuit] : undefined;
@@ -326,10 +337,22 @@ export async function runBench(argv: string[]): Promise<number> {
     );
     const model = proveCostModel(rows);
     const settles = rows.filter((r) => r.gas).map((r) => r.gas!.settle);
-    const g = rows.find((r) => r.gas)?.gas;
-    const sessionGas = g ? g.openSession + 4 * g.checkpoint + g.closeSession : 0;
+    // Per session: the largest proven one, with the checkpoints the default policy gave it.
+    const session = rows
+      .filter((r) => r.gas && r.status === "proven")
+      .sort((a, b) => b.capacity - a.capacity || a.predicate.localeCompare(b.predicate))[0];
+    const g = session?.gas;
+    const sessionGas = g ? g.openSession! + (g.checkpointsTotal ?? 0) + g.closeSession! : 0;
     const l2 = settles.length
-      ? { assumptions: L2_ASSUMPTIONS, ...l2ClaimCost(Math.max(...settles), sessionGas) }
+      ? {
+          assumptions: L2_ASSUMPTIONS,
+          session: session && {
+            circuit: session.circuit,
+            records: session.capacity,
+            checkpoints: session.checkpointsPerTrace,
+          },
+          ...l2ClaimCost(Math.max(...settles), sessionGas),
+        }
       : undefined;
     const out = {
       results: rows,
@@ -344,6 +367,7 @@ export async function runBench(argv: string[]): Promise<number> {
       },
       commitmentConstraints: counts.commitment,
       perCheckpointByDepth: counts.perCheckpoint,
+      checkpointLookupByDepth: counts.checkpointPart,
       notCounted: counts.skipped,
       costModel: model && {
         proveSeconds: {

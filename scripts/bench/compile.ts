@@ -8,6 +8,7 @@ import {
   type Instance,
   type MainSpec,
 } from "../../prover/artifacts/circuit-build.js";
+import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 
 export interface CompiledCount {
   constraints: number;
@@ -55,11 +56,14 @@ export async function compileCount(
   };
 }
 
-/** A predicate's main circuit at capacity 2^depth with `checkpoints` checkpoints, other θ sizes as built. */
+/**
+ * A predicate's main circuit at capacity 2^depth with `checkpoints` fold entries (the protocol's
+ * checkpointSlots(2^depth) unless given), other θ sizes as built.
+ */
 export async function predicateCount(
   predicate: string,
   depth: number,
-  checkpoints: number,
+  checkpoints: number = checkpointSlots(2 ** depth),
   onLine?: (line: string) => void,
   cacheOnly = false,
 ): Promise<CompiledCount | undefined> {
@@ -70,7 +74,7 @@ export async function predicateCount(
   return compileCount(label, main, onLine, cacheOnly);
 }
 
-/** A shared gadget `template(depth, checkpoints)` compiled alone, with no public signals. */
+/** A gadget `template(depth, checkpoints)` compiled alone, with no public signals. */
 function gadgetCount(source: string, template: string) {
   return (depth: number, checkpoints: number, onLine?: (line: string) => void, cacheOnly = false) =>
     compileCount(
@@ -85,8 +89,14 @@ function gadgetCount(source: string, template: string) {
 export const commitmentCount = gadgetCount("circuits/gadgets/trace.circom", "CommittedTrace");
 
 /**
- * The checkpoint chain alone (prefix commitments, range checks and the fold) over a tree given as input:
- * the only part of the trace commitment that grows with the number of checkpoints, so its K = 4 minus
- * K = 3 difference is the cost of one checkpoint, at a fraction of the whole commitment's compile time.
+ * The checkpoint part of the commitment alone: CheckpointFold(K) and CheckpointHeads(D, K), wired as
+ * CommittedTrace wires them, over leaves and the prefix mask given as inputs (the harness of
+ * scripts/bench/encodings.ts, E3). It is the only part of the commitment that grows with the number of fold
+ * entries, so its K minus K − 1 difference is the cost of one entry (its fold hash and its lookup term), at a
+ * fraction of the whole commitment's compile time. The rest of it (the lookup's table, a few constraints per
+ * record, and its challenge) is paid whatever the number of checkpoints.
  */
-export const checkpointChainCount = gadgetCount("circuits/gadgets/checkpoints.circom", "CheckpointChain");
+export const checkpointLookupCount = gadgetCount(
+  "scripts/bench/encodings/lookup_heads.circom",
+  "LookupHeads",
+);

@@ -1,9 +1,11 @@
 // Constraint counts per predicate and capacity: built circuits (manifest), compile-only counts for
 // capacities whose keys cost too much, and a fitted a + b·N + c·N² extrapolation past what compiles in
-// reasonable time. Per-checkpoint cost comes from the checkpoint chain at K = 4 and K = 3.
+// reasonable time. Every count is at the protocol's fold size, K = checkpointSlots(N) entries; the cost of
+// one entry comes from the checkpoint lookup alone (CheckpointFold + CheckpointHeads) at K and K − 1.
 import { loadManifest } from "../../prover/artifacts/manifest.js";
+import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { evaluatePoly, polyFit, type Fit } from "./analysis.js";
-import { checkpointChainCount, commitmentCount, predicateCount } from "./compile.js";
+import { checkpointLookupCount, commitmentCount, predicateCount } from "./compile.js";
 
 export type CountSource = "built" | "compiled, not proven" | "extrapolated";
 
@@ -19,17 +21,33 @@ export interface ConstraintReport {
   points: Record<string, CountPoint[]>;
   /** Per predicate: constraints ≈ c0 + c1·N + c2·N² over the built and compiled points. */
   fits: Record<string, Fit>;
-  /** Per depth: the trace commitment's cost of one more checkpoint (K = 4 minus K = 3). */
+  /**
+   * Per depth: the cost of one more fold entry (the checkpoint lookup at K = checkpointSlots(2^depth) minus
+   * K − 1). A circuit pays it for each of its K entries, used by a session's checkpoints or not.
+   */
   perCheckpoint: Record<number, number>;
-  /** Commitment alone at K = 4, per depth: what every predicate pays. */
+  /** Per depth: the checkpoint lookup at its K, split into the K entries and what is paid whatever K is. */
+  checkpointPart: Record<number, CheckpointPart>;
+  /** Commitment alone at K = checkpointSlots(2^depth), per depth: what every predicate pays. */
   commitment: Record<number, number>;
   skipped: string[];
+}
+
+export interface CheckpointPart {
+  /** Fold entries, checkpointSlots(2^depth). */
+  checkpoints: number;
+  /** CheckpointFold(K) + CheckpointHeads(D, K) over leaves given as inputs. */
+  constraints: number;
+  /** checkpoints × the per-entry cost. */
+  entries: number;
+  /** The rest: the lookup's table over the 2^depth rows and its challenge. */
+  table: number;
 }
 
 export interface CompilePlan {
   /** Depths to compile per predicate when no built circuit has them. */
   depths: number[];
-  /** Depths whose commitment is compiled for the per-checkpoint split. */
+  /** Depths whose checkpoint lookup (and, within the budget, whole commitment) is compiled. */
   checkpointDepths: number[];
   /** Capacities to extrapolate to. */
   extrapolate: number[];
@@ -52,7 +70,11 @@ export async function constraintReport(
 
   for (const p of predicates) {
     points[p] = Object.values(manifest.circuits)
-      .filter((c) => c.predicate === p && Number(c.params.checkpoints) === 4)
+      // Only circuits at the protocol's fold size: their counts are what a deployment would pay.
+      .filter(
+        (c) =>
+          c.predicate === p && Number(c.params.checkpoints) === checkpointSlots(2 ** Number(c.params.depth)),
+      )
       .map((c) => ({
         capacity: 2 ** Number(c.params.depth),
         constraints: c.constraints,
@@ -69,7 +91,7 @@ export async function constraintReport(
       const predicted = last ? last.compileSeconds! * (2 ** depth / last.capacity) ** 1.5 : 0;
       const refuse = overBudget() || predicted > plan.maxCompileSeconds;
       if (!refuse) note(`compile ${p} at ${2 ** depth} records (r1cs only)`);
-      const r = await predicateCount(p, depth, 4, undefined, refuse);
+      const r = await predicateCount(p, depth, checkpointSlots(2 ** depth), undefined, refuse);
       if (!r) {
         skipped.push(
           `${p} at ${2 ** depth}: not compiled (${overBudget() ? "compile budget spent" : `predicted ~${Math.round(predicted)} s of circom`})`,
@@ -82,20 +104,30 @@ export async function constraintReport(
   }
 
   const perCheckpoint: Record<number, number> = {};
+  const checkpointPart: Record<number, CheckpointPart> = {};
   const commitment: Record<number, number> = {};
   for (const depth of plan.checkpointDepths) {
+    const K = checkpointSlots(2 ** depth);
     const refuse = overBudget() && depth > 4;
-    if (!refuse) note(`compile the checkpoint chain at ${2 ** depth} records, 3 and 4 checkpoints`);
-    const k4 = await checkpointChainCount(depth, 4, undefined, refuse);
-    const k3 = await checkpointChainCount(depth, 3, undefined, refuse);
-    if (!k4 || !k3) {
-      skipped.push(`checkpoint chain at depth ${depth}: not compiled (compile budget spent)`);
+    if (!refuse)
+      note(`compile the checkpoint lookup at ${2 ** depth} records, ${K} and ${K - 1} checkpoints`);
+    const atK = await checkpointLookupCount(depth, K, undefined, refuse);
+    const below = await checkpointLookupCount(depth, K - 1, undefined, refuse);
+    if (!atK || !below) {
+      skipped.push(`checkpoint lookup at depth ${depth}: not compiled (compile budget spent)`);
       continue;
     }
-    for (const k of [k4, k3]) if (!k.cached) spent += k.compileSeconds;
-    perCheckpoint[depth] = k4.constraints - k3.constraints;
+    for (const k of [atK, below]) if (!k.cached) spent += k.compileSeconds;
+    const entry = atK.constraints - below.constraints;
+    perCheckpoint[depth] = entry;
+    checkpointPart[depth] = {
+      checkpoints: K,
+      constraints: atK.constraints,
+      entries: K * entry,
+      table: atK.constraints - K * entry,
+    };
     // The whole commitment (leaves and tree too) is a far longer compile: only within the budget.
-    const whole = await commitmentCount(depth, 4, undefined, overBudget() && depth > 4);
+    const whole = await commitmentCount(depth, K, undefined, overBudget() && depth > 4);
     if (!whole) {
       skipped.push(`trace commitment at depth ${depth}: not compiled (compile budget spent)`);
       continue;
@@ -123,7 +155,7 @@ export async function constraintReport(
     } else skipped.push(`${p}: fewer than 4 counts, no extrapolation`);
     points[p].sort((a, b) => a.capacity - b.capacity);
   }
-  return { points, fits, perCheckpoint, commitment, skipped };
+  return { points, fits, perCheckpoint, checkpointPart, commitment, skipped };
 }
 
 /** Per-checkpoint cost at a depth: measured when compiled, else the nearest measured depth's value. */

@@ -1,5 +1,6 @@
 // Measures one built circuit end to end on the in-process chain: record full-capacity traces through the
-// real session recorder (checkpoints included), file claims, prove each in a child process (scripts/bench/
+// real session recorder under the default checkpoint policy (a checkpoint every CHECKPOINT_INTERVAL records,
+// each within the escrow's budget), file claims, prove each in a child process (scripts/bench/
 // prove-child.ts) so its peak RSS and times are its own, settle with the proof, and let one claim default.
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -11,6 +12,7 @@ import { embeddedChain, type DevChainHandle } from "../../sdk/dev/embedded.js";
 import { type Wallet } from "../../sdk/chain/network.js";
 import { type EscrowClient, scopedSessionId } from "../../sdk/chain/escrow.js";
 import type { RecordBody, TraceRecord } from "../../sdk/core/records.js";
+import { CHECKPOINT_INTERVAL } from "../../sdk/core/checkpoints.js";
 import { Session } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 import { circuitArtifacts } from "../../prover/artifacts/manifest.js";
@@ -20,7 +22,8 @@ import { registerPromise } from "../../sdk/promises.js";
 import { packProof } from "../../sdk/core/claim.js";
 import { ROOT } from "../../prover/artifacts/circuit-build.js";
 import type { ProveMeasurement, ProveRequest } from "./prove-child.js";
-import { benchTraces, recordMix } from "./traces.js";
+import { spread } from "./analysis.js";
+import { benchTraces, policyCheckpoints, recordMix } from "./traces.js";
 
 const run = promisify(execFile);
 const PAYOUT = parseEther("1");
@@ -46,7 +49,12 @@ export interface CircuitMeasurement {
   zkeyMB: number;
   gas: {
     openSession: number;
-    checkpoint: number;
+    /** Median gas of the checkpoints the recorded sessions sent; absent when they sent none. */
+    checkpoint?: number;
+    /** The first checkpoint of a session (its fold starts from an empty accumulator); absent when none. */
+    checkpointFirst?: number;
+    /** All checkpoints of one proven session together (median over the runs; 0 when none). */
+    checkpointsTotal: number;
     closeSession: number;
     fileClaim: number;
     settleSatisfied: number;
@@ -55,6 +63,12 @@ export interface CircuitMeasurement {
   };
   /** Wall time of recording one full trace through the recorder, checkpoints and close included. */
   recordSeconds: number;
+  /**
+   * Checkpoints each proven trace got from the default policy (the same for every trace of the circuit: they
+   * all hold `capacity` records), and the record counts they were taken at.
+   */
+  checkpointsPerTrace: number;
+  checkpointAt: number[];
   traceMix: { satisfied: Record<string, number>; violated: Record<string, number> };
   traceSources: string[];
 }
@@ -81,45 +95,52 @@ export async function benchChain(): Promise<BenchChain> {
   };
 }
 
-/** Four checkpoints spread over the trace: every checkpoint slot of the circuits is in use. */
-const checkpointAt = (capacity: number) =>
-  new Set([1, 2, 3, 4].map((i) => Math.max(1, Math.floor((i * capacity) / 5))));
-
 const body = (r: TraceRecord): RecordBody => {
   const { seq: _seq, ts: _ts, ...rest } = r;
   return rest as RecordBody;
 };
 
+/**
+ * Replays `records` through a Session under the default policy's record trigger: a checkpoint once
+ * CHECKPOINT_INTERVAL records are not covered (at n = 10, 20, …), each within the escrow's budget, so the
+ * claim's proof folds what the policy makes at this length. The 30 s trigger is off and every checkpoint is
+ * waited for before the next record, so the checkpoints land at the same n on every run; the close covers
+ * the rest.
+ */
 async function record(b: BenchChain, label: string, records: readonly TraceRecord[], profile: unknown) {
   const sessionId = scopedSessionId(
     b.escrow.wallet!.account!.address,
     `bench:${label}:${Date.now()}:${Math.random()}`,
   );
   const started = performance.now();
-  // Checkpoints at fixed points only, so every session has exactly the circuit's 4.
   const session = await Session.open({
     store: b.store,
     escrow: b.escrow,
     sessionId,
     user: b.user.account.address,
     profile: profile as never,
-    policy: { everyRecords: Infinity, everyMs: Infinity },
+    policy: { everyRecords: CHECKPOINT_INTERVAL, everyMs: Infinity },
   });
-  const at = checkpointAt(records.length);
-  let checkpoint = 0n;
-  for (const [i, r] of records.entries()) {
+  const checkpointGas: bigint[] = [];
+  const checkpointAt: number[] = [];
+  for (const r of records) {
     // A replay of a trace that already happened: append, not call() (nothing to run or gate).
     session.append(body(r));
-    if (at.has(i + 1) && i + 1 < records.length) {
-      await session.checkpointNow();
-      checkpoint = session.stats.lastCheckpointTx?.gasUsed ?? 0n;
+    await session.flush();
+    const s = session.stats;
+    if (s.checkpointFailures) throw new Error(`${label}: a checkpoint failed (at ${s.lastCheckpointN})`);
+    if (s.checkpoints > checkpointAt.length) {
+      checkpointAt.push(s.lastCheckpointN);
+      checkpointGas.push(s.lastCheckpointTx?.gasUsed ?? 0n);
     }
   }
   const close = await session.close();
   return {
     sessionId,
     seconds: (performance.now() - started) / 1000,
-    gas: { openSession: session.openTx?.gasUsed ?? 0n, checkpoint, closeSession: close.gasUsed },
+    checkpointAt,
+    checkpointGas: checkpointGas.map(Number),
+    gas: { openSession: session.openTx?.gasUsed ?? 0n, closeSession: close.gasUsed },
   };
 }
 
@@ -165,25 +186,45 @@ export async function measureCircuit(
   });
   const asUser = b.escrow.as(b.user);
   const out: ProofRun[] = [];
-  let gas = { openSession: 0, checkpoint: 0, closeSession: 0, fileClaim: 0 };
+  let gas = { openSession: 0, closeSession: 0, fileClaim: 0 };
   const settle: Record<Verdict, number> = { satisfied: 0, violated: 0 };
+  const checkpointGas: number[] = [];
+  const firstCheckpointGas: number[] = [];
+  const sessionCheckpointGas: number[] = [];
+  // Every proven trace holds `capacity` records, so each gets the same checkpoints.
+  const checkpointAt = policyCheckpoints(capacity);
   let recordSeconds = 0;
   for (let i = 0; i < runs; i++) {
     const verdict: Verdict = i % 2 === 0 ? "satisfied" : "violated";
     note(`run ${i + 1}/${runs} (${verdict}): recording ${capacity} records`);
     const session = await record(b, `${circuit}-${i}`, traces[verdict], traces.profile);
     recordSeconds = session.seconds;
+    if (checkpointAt.join() !== session.checkpointAt.join())
+      throw new Error(
+        `${circuit}: checkpoints at ${session.checkpointAt.join(", ") || "none"}, the default policy puts them at ${checkpointAt.join(", ") || "none"}`,
+      );
+    checkpointGas.push(...session.checkpointGas);
+    if (session.checkpointGas.length) firstCheckpointGas.push(session.checkpointGas[0]!);
+    sessionCheckpointGas.push(session.checkpointGas.reduce((a, x) => a + x, 0));
     const claim = await asUser.fileClaim(session.sessionId, promiseId, BOND);
     gas = {
-      ...Object.fromEntries(Object.entries(session.gas).map(([k, v]) => [k, Number(v)])),
+      openSession: Number(session.gas.openSession),
+      closeSession: Number(session.gas.closeSession),
       fileClaim: Number(claim.gasUsed),
-    } as typeof gas;
+    };
     const prepared = await prepareClaim(b.store, b.escrow, claim.claimId);
     if (prepared.artifacts.name !== circuit)
       throw new Error(`expected the prover to pick ${circuit}, it picked ${prepared.artifacts.name}`);
     if (prepared.verdict.violated !== (verdict === "violated"))
       throw new Error(
         `${circuit} ${verdict} trace: the oracle says ${prepared.verdict.reason || "satisfied"}`,
+      );
+    // The proof must fold exactly the checkpoints the session sent (no receipts are posted here).
+    const { cpN, cpActive } = prepared.input as Record<string, string[]>;
+    const folded = cpN!.filter((_, k) => cpActive![k] === "1");
+    if (folded.join() !== session.checkpointAt.join())
+      throw new Error(
+        `${circuit}: the proof folds checkpoints at ${folded.join(", ") || "none"}, the session sent ${session.checkpointAt.join(", ") || "none"}`,
       );
     note(`run ${i + 1}/${runs} (${verdict}): proving in a child process`);
     const m = await proveInChild({
@@ -221,11 +262,20 @@ export async function measureCircuit(
     zkeyMB: statSync(artifacts.zkey).size / 2 ** 20,
     gas: {
       ...gas,
+      ...(checkpointGas.length
+        ? {
+            checkpoint: spread(checkpointGas).median,
+            checkpointFirst: spread(firstCheckpointGas).median,
+          }
+        : {}),
+      checkpointsTotal: spread(sessionCheckpointGas).median,
       settleSatisfied: settle.satisfied,
       settleViolated: settle.violated,
       claimDefault: Number(dflt.gasUsed),
     },
     recordSeconds,
+    checkpointsPerTrace: checkpointAt.length,
+    checkpointAt,
     traceMix: { satisfied: recordMix(traces.satisfied), violated: recordMix(traces.violated) },
     traceSources: traces.sources,
   };

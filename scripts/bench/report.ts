@@ -11,9 +11,14 @@ export interface ResultRow {
   capacity: number;
   status: "proven" | "compiled, not proven" | "extrapolated";
   circuit?: string;
+  /** Fold entries the circuit holds: checkpointSlots(capacity). */
+  checkpoints?: number;
+  /** Checkpoints each proven trace got from the default policy (one every CHECKPOINT_INTERVAL records). */
+  checkpointsPerTrace?: number;
   constraints: number;
   constraintsPerRecord: number;
   constraintsPerRecordMarginal?: number;
+  /** One more fold entry's constraints (the checkpoint lookup at K minus K − 1), paid per entry of the circuit. */
   constraintsPerCheckpoint: number;
   constraintsPerCheckpointMeasured?: boolean;
   /** snarkjs' evaluation domain, 2^power: the FFTs run over it, padding included. */
@@ -24,7 +29,8 @@ export interface ResultRow {
   verifySeconds?: Spread;
   peakRssMB?: number;
   zkeyMB?: number;
-  gas?: { settle: number; checkpoint: number; claimDefault: number; [k: string]: number };
+  /** `checkpoint` (median) and `checkpointFirst` only when the traces got checkpoints. */
+  gas?: { settle: number; checkpoint?: number; claimDefault: number; [k: string]: number | undefined };
   [k: string]: unknown;
 }
 
@@ -64,7 +70,7 @@ export function l2ClaimCost(settleGas: number, sessionGas: number) {
     l1DataEthCalldata: calldata,
     perClaimUsdBlob: usd(exec + blob),
     perClaimUsdCalldata: usd(exec + calldata),
-    /** openSession + checkpoints + closeSession, L2 execution only: paid per session, not per claim. */
+    /** openSession + its checkpoints + closeSession, L2 execution only: paid per session, not per claim. */
     perSessionUsd: usd(sessionGas * a.l2ExecutionGasPriceGwei * gwei),
   };
 }
@@ -78,13 +84,14 @@ const spreadCell = (s: Spread | undefined, digits = 2) =>
 
 export function markdownTable(rows: ResultRow[]): string {
   const head =
-    "| predicate | records | status | constraints | per record (all-in / marginal) | per checkpoint | witness s | prove s (min / median / max) | prove CPU s | verify s | peak RSS MB | zkey MB | settle gas | checkpoint gas | claimDefault gas |\n" +
-    "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |";
+    "| predicate | records | status | checkpoints (slots / per trace) | constraints | per record (all-in / marginal) | per checkpoint slot | witness s | prove s (min / median / max) | prove CPU s | verify s | peak RSS MB | zkey MB | settle gas | checkpoint gas | claimDefault gas |\n" +
+    "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |";
   const lines = rows.map((r) =>
     [
       r.predicate,
       r.capacity,
       r.status,
+      `${int(r.checkpoints)} / ${int(r.checkpointsPerTrace)}`,
       int(r.constraints),
       `${int(r.constraintsPerRecord)} / ${int(r.constraintsPerRecordMarginal)}`,
       `${int(r.constraintsPerCheckpoint)}${r.constraintsPerCheckpointMeasured === false ? "*" : ""}`,
@@ -202,7 +209,7 @@ export function writePlots(rows: ResultRow[], dir: string): string[] {
           {
             name: "zkVAI",
             values: ops.map((o) => {
-              const xs = gasRows.map((r) => r.gas![o]).filter((x) => typeof x === "number");
+              const xs = gasRows.map((r) => r.gas![o]).filter((x): x is number => typeof x === "number");
               return xs.length ? median(xs) : null;
             }),
           },

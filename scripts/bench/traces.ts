@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { keccak256, toBytes } from "viem";
 import { canonicalJson } from "../../sdk/core/canonical.js";
+import { CHECKPOINT_INTERVAL } from "../../sdk/core/checkpoints.js";
 import { callAmount } from "../../sdk/core/encoding.js";
 import { importVaiJsonl } from "../../sdk/core/import-vai.js";
 import { predicateById } from "../../sdk/core/predicates/index.js";
@@ -263,4 +264,17 @@ export function recordMix(records: readonly TraceRecord[]): Record<string, numbe
     mix[k] = (mix[k] ?? 0) + 1;
   }
   return mix;
+}
+
+/**
+ * Where the default policy's record trigger checkpoints a trace of `length` records replayed one at a
+ * time, each checkpoint landing before the next record (scripts/bench/measure.ts): once
+ * CHECKPOINT_INTERVAL records are not covered, so at n = 10, 20, … up to `length`. The k-th sits at
+ * n = 10·k > 10·(k − 1): each is within the escrow's budget.
+ */
+export function policyCheckpoints(length: number): number[] {
+  return Array.from(
+    { length: Math.floor(length / CHECKPOINT_INTERVAL) },
+    (_, k) => (k + 1) * CHECKPOINT_INTERVAL,
+  );
 }

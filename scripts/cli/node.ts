@@ -103,7 +103,7 @@ export const deployCommand: Command = {
 function describeDeployment(d: Deployment, path: string): string[] {
   return [
     `chain ${d.chainId} at ${d.rpcUrl}`,
-    `escrow     ${d.escrow} (from block ${d.fromBlock}, at most ${d.maxCheckpoints} checkpoints a session)`,
+    `escrow     ${d.escrow} (from block ${d.fromBlock}, a checkpoint per ${d.checkpointInterval} records a session)`,
     `poseidon3  ${d.poseidon3}`,
     ...d.verifiers.map(
       (v) => `verifier   ${v.address}  ${v.circuit} (${v.predicate}, ≤ ${v.capacity} records)`,

@@ -1,6 +1,6 @@
 // vai session show: a session as the chain committed it, next to what the local store can reproduce.
-import { encodeRecord } from "../../sdk/core/encoding.js";
-import { commitmentRoot, prefixCommitment } from "../../sdk/core/merkle.js";
+import { chainHead, encodeTrace } from "../../sdk/core/encoding.js";
+import { commitmentRoot } from "../../sdk/core/merkle.js";
 import {
   CHAIN_OPTIONS,
   HELP,
@@ -49,9 +49,9 @@ async function show(argv: string[]): Promise<void> {
   const stored = store?.session(sessionId);
   const records = stored ? store!.records(sessionId) : [];
   store?.close();
-  const leaves = stored ? records.map((r) => encodeRecord(r, stored.profile, stored.secret).leaf) : [];
+  const leaves = stored ? encodeTrace(records, stored.profile, stored.secret).map((r) => r.leaf) : [];
   const reproduces = (n: number, root: bigint): boolean | null =>
-    stored && n <= leaves.length ? prefixCommitment(leaves, n) === root : null;
+    stored && n >= 1 && n <= leaves.length ? chainHead(leaves, n) === root : null;
 
   const commitments: Commitment[] = checkpoints.map((c) => ({
     kind: "checkpoint",

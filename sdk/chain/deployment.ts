@@ -1,6 +1,8 @@
 // The deployment file: where one zkVAI escrow lives (chain, addresses, the block to scan logs from) and which
 // circuits its verifiers were built from, so later commands can refuse a store, manifest or node that no
-// longer matches it.
+// longer matches it. Version 2 is protocol v2's escrow (checkpoint budget, receipts); a version 1 file names
+// an escrow of protocol v1 (a fixed checkpoint cap, no receipts), which no v2 circuit or SDK can use, so it is
+// refused with the way out rather than migrated: nothing in the file can turn that escrow into a v2 one.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { getAddress, isAddress, type Address } from "viem";
@@ -16,6 +18,7 @@ export interface DeployedVerifier {
   circuit: string;
   predicate: string;
   capacity: number;
+  /** Fold entries the circuit holds: the escrow's checkpointSlots(capacity). */
   checkpoints: number;
   address: Address;
   /** sha256 of the circuit's verification key when it was deployed (from the manifest). */
@@ -24,14 +27,15 @@ export interface DeployedVerifier {
 
 /** The one record of a deployment: written by `vai node` / `vai deploy`, read by every later command. */
 export interface Deployment {
-  version: 1;
+  version: 2;
   chainId: number;
   rpcUrl: string;
   escrow: Address;
   /** The escrow's deployment block: log scans start here. */
   fromBlock: number;
   poseidon3: Address;
-  maxCheckpoints: number;
+  /** The escrow's CHECKPOINT_INTERVAL: the k-th checkpoint of a session needs more than interval·(k−1) records. */
+  checkpointInterval: number;
   verifiers: DeployedVerifier[];
   /** sha256 of build/manifest.json as it was when the verifiers were deployed. */
   manifestSha256: string;
@@ -57,7 +61,12 @@ export function readDeployment(file: string): Deployment {
     throw new DeploymentError(`deployment file ${file} is not readable JSON: ${(e as Error).message}`);
   }
   const bad = (what: string) => new DeploymentError(`deployment file ${file}: ${what}`);
-  if (typeof raw !== "object" || raw === null || raw.version !== 1) throw bad("expected version 1");
+  if (typeof raw !== "object" || raw === null) throw bad("expected a JSON object");
+  if (raw.version === 1)
+    throw bad(
+      "version 1 names a protocol v1 escrow (a fixed checkpoint cap, no receipts), which this version cannot use: deploy a v2 escrow with `vai deploy --force` (or `vai node`)",
+    );
+  if (raw.version !== 2) throw bad(`expected version 2, found ${JSON.stringify(raw.version)}`);
   const address = (value: unknown, what: string): Address => {
     if (typeof value !== "string" || !isAddress(value, { strict: false }))
       throw bad(`${what} is not an address`);
@@ -67,15 +76,19 @@ export function readDeployment(file: string): Deployment {
     if (!Number.isSafeInteger(value) || (value as number) < 0) throw bad(`${what} is not an integer`);
     return value as number;
   };
+  const positive = (value: unknown, what: string): number => {
+    if (int(value, what) === 0) throw bad(`${what} is 0`);
+    return value as number;
+  };
   if (!Array.isArray(raw.verifiers)) throw bad("verifiers is not a list");
   return {
-    version: 1,
+    version: 2,
     chainId: int(raw.chainId, "chainId"),
     rpcUrl: typeof raw.rpcUrl === "string" ? raw.rpcUrl : "",
     escrow: address(raw.escrow, "escrow"),
     fromBlock: int(raw.fromBlock, "fromBlock"),
     poseidon3: address(raw.poseidon3, "poseidon3"),
-    maxCheckpoints: int(raw.maxCheckpoints, "maxCheckpoints"),
+    checkpointInterval: positive(raw.checkpointInterval, "checkpointInterval"),
     verifiers: (raw.verifiers as Record<string, unknown>[]).map((v, i) => ({
       circuit: String(v.circuit),
       predicate: String(v.predicate),

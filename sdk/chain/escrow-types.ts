@@ -38,6 +38,27 @@ export interface SessionInfo {
   finalRoot: bigint;
   closedAt: bigint;
   nonce: bigint;
+  /**
+   * The user's one spare receipt is spent: the receipt outside the checkpoint rules (posted after close, or
+   * before it with n ≤ lastN or beyond the budget). From then on a receipt must follow the rules before close,
+   * and none is taken after close.
+   */
+  spareReceiptUsed: boolean;
+}
+
+/** One entry of a session's accumulator, as EscrowClient.checkpointsOf lists them in fold order. */
+export interface FoldEntry {
+  n: number;
+  root: bigint;
+  /** acc after this entry. */
+  acc: bigint;
+  /** The provider's checkpoint, or a receipt (signed by the provider) its user posted. */
+  kind: "checkpoint" | "receipt";
+  /**
+   * The session's one spare receipt (always false for a checkpoint): posted after close, or before close
+   * outside the checkpoint rules. Its n may be at or below an earlier entry's, or above finalN.
+   */
+  spare: boolean;
 }
 
 export interface ClaimInfo {

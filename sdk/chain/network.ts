@@ -59,7 +59,7 @@ export async function handleFor(
 /**
  * Hardhat 2 reports a revert it can trace as a bare SolidityError (message, `data`, no RPC `code`), which viem
  * files as an "unknown RPC error" and never decodes. Giving it EIP-1474's "execution reverted" code (3) lets
- * viem decode the custom error against the ABI, so messages name it (e.g. "TooManyCheckpoints(uint32 max)").
+ * viem decode the custom error against the ABI, so messages name it (e.g. "CheckpointBudget(uint32 n, ...)").
  */
 export function withRevertCode(request: EIP1193RequestFn): EIP1193RequestFn {
   return (async (args: Parameters<EIP1193RequestFn>[0]) => {

@@ -1,7 +1,12 @@
-// A record becomes SLOT_COUNT field elements ("slots"); its leaf is
-// Poseidon(slots..., salt) with salt = Poseidon(sessionSecret, seq).
-// circuits/gadgets/leaf.circom reads the same layout; each slot's meaning
-// depends on the kind:
+// Record commitment v2 (docs/PROTOCOL.md "Record commitment"). A record becomes
+// SLOT_COUNT field elements ("slots"), what the predicates read, plus its digest, a
+// salted hash of its whole canonical form (result, error and metadata included), and
+// its leaf chains the previous one:
+//   salt    = Poseidon(sessionSecret, seq)
+//   digest  = keccak256(salt as 32 bytes ‖ canonical JSON of the stored record) >> 3
+//   leaf_i  = Poseidon(slots_i..., digest_i, leaf_{i-1}),   leaf_{-1} = 0
+// circuits/gadgets/leaf.circom computes the same leaf from the same layout; the
+// circuit never hashes JSON. Each slot's meaning depends on the kind:
 //
 //   slot      call / blocked call     authorization                grant / revoke
 //   0 kind    1 / 2                   3                            4 / 5
@@ -179,25 +184,69 @@ export function recordSalt(sessionSecret: bigint, seq: number): bigint {
   return poseidon([sessionSecret, BigInt(seq)]);
 }
 
-export function leafHash(slots: readonly bigint[], salt: bigint): bigint {
+/**
+ * The record's digest: keccak256 of its salt (32 bytes, big-endian) followed by the UTF-8 of its
+ * canonical JSON, reduced to the field. It covers every stored field (tool, args, result or error,
+ * metadata, ts), so a stored record that changes no longer matches its leaf. The salt keeps the
+ * digest, and so the leaf, from revealing a guessable record.
+ */
+export function recordDigest(record: TraceRecord, salt: bigint): bigint {
+  const text = new TextEncoder().encode(canonicalJson(record));
+  const bytes = new Uint8Array(32 + text.length);
+  for (let i = 0, x = salt; i < 32; i++, x >>= 8n) bytes[31 - i] = Number(x & 0xffn);
+  bytes.set(text, 32);
+  return keccakToField(bytes);
+}
+
+/** The chained leaf (header): Poseidon(slots..., digest, prev), prev the previous leaf (0 first). */
+export function leafHash(slots: readonly bigint[], digest: bigint, prev: bigint): bigint {
   if (slots.length !== SLOT_COUNT)
     throw new EncodingError(`expected ${SLOT_COUNT} slots, got ${slots.length}`);
-  return poseidon([...slots, salt]);
+  return poseidon([...slots, digest, prev]);
 }
 
 export interface EncodedRecord {
   seq: number;
   slots: bigint[];
-  salt: bigint;
+  digest: bigint;
+  /** The chained leaf; for the last record of a prefix, that prefix's chain head. */
   leaf: bigint;
 }
 
+/** One record, given the leaf before it (0 for seq 0); `salt` overrides the secret's (a record opening). */
 export function encodeRecord(
   record: TraceRecord,
   profile: EncodingProfile,
   sessionSecret: bigint,
+  prev: bigint,
+  salt = recordSalt(sessionSecret, record.seq),
 ): EncodedRecord {
   const slots = encodeSlots(record, profile);
-  const salt = recordSalt(sessionSecret, record.seq);
-  return { seq: record.seq, slots, salt, leaf: leafHash(slots, salt) };
+  const digest = recordDigest(record, salt);
+  return { seq: record.seq, slots, digest, leaf: leafHash(slots, digest, prev) };
+}
+
+/** A whole trace, in seq order from 0, each leaf chained to the one before. */
+export function encodeTrace(
+  records: readonly TraceRecord[],
+  profile: EncodingProfile,
+  sessionSecret: bigint,
+): EncodedRecord[] {
+  const out: EncodedRecord[] = [];
+  let prev = 0n;
+  for (const [i, record] of records.entries()) {
+    if (record.seq !== i)
+      throw new EncodingError(`record ${i} has seq ${record.seq}: a trace runs from seq 0 without gaps`);
+    const encoded = encodeRecord(record, profile, sessionSecret, prev);
+    out.push(encoded);
+    prev = encoded.leaf;
+  }
+  return out;
+}
+
+/** The chain head of the first n leaves: what a checkpoint or receipt for n records commits to. */
+export function chainHead(leaves: readonly bigint[], n: number): bigint {
+  if (!Number.isInteger(n) || n < 1 || n > leaves.length)
+    throw new RangeError(`chain head of ${n} records out of 1..${leaves.length}`);
+  return leaves[n - 1]!;
 }

@@ -9,7 +9,8 @@
 //                             IDEMPOTENCY_CONFLICT, SESSION_CLOSED, SESSION_OPEN_FAILED,
 //                             SESSION_RECOVERY_FAILED, CHECKPOINT_MISMATCH, SESSION_CLOSE_FAILED,
 //                             GUARD_REFUSED, STORE_UNAVAILABLE, RECORD_WRITE_FAILED,
-//                             UNRECORDABLE_RESULT, RECORDED_TOOL_ERROR, CHECKPOINT_LIMIT, BAD_INPUT,
+//                             UNRECORDABLE_RESULT, RECORDED_TOOL_ERROR, CHECKPOINT_BUDGET, BEYOND_CAPACITY,
+//                             BAD_INPUT,
 //                             CALL_NOT_RUN
 //   sdk/core/canonical.ts     NOT_CANONICAL_JSON
 //   sdk/core/encoding.ts      UNENCODABLE
@@ -166,10 +167,23 @@ export class RecordedToolError extends ZkvaiError {
   }
 }
 
-/** checkpointNow() after the session already holds the escrow's MAX_CHECKPOINTS checkpoints. */
-export class CheckpointLimitError extends ZkvaiError {
-  static override readonly code: string = "CHECKPOINT_LIMIT";
-  override name = "CheckpointLimitError";
+/**
+ * A record past the most records the escrow's registered circuits can prove for the session's
+ * promises: a claim on a longer session could only default, so the Session refuses it before the
+ * tool runs (SessionOptions.beyondCapacity: "warn" records it instead). Nothing was run or written.
+ */
+export class BeyondCapacityError extends ZkvaiError {
+  static override readonly code: string = "BEYOND_CAPACITY";
+  override name = "BeyondCapacityError";
+}
+
+/**
+ * checkpointNow() for a prefix the checkpoint budget does not cover yet: the escrow takes the k-th
+ * checkpoint only at more than CHECKPOINT_INTERVAL·(k−1) records (sdk/core/checkpoints.ts).
+ */
+export class CheckpointBudgetError extends ZkvaiError {
+  static override readonly code: string = "CHECKPOINT_BUDGET";
+  override name = "CheckpointBudgetError";
 }
 
 /** Bad input to a command or library entry point (a file, a flag, an id): nothing was run, written or sent. */

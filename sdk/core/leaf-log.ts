@@ -1,4 +1,4 @@
-// The session's leaves and prefix commitments, kept off the tool-call path.
+// The session's chained leaves, chain heads and commitment roots, kept off the tool-call path.
 // A leaf costs ~2 ms of Poseidon in JS (poseidon-lite), twice the whole per-call
 // budget, while a record is durable (P7) as soon as the store has it: so records
 // are hashed in idle time, one per event-loop turn, and synchronously only when a
@@ -10,9 +10,9 @@ import type { EncodingProfile } from "./profile.js";
 import type { TraceRecord } from "./records.js";
 
 export class LeafLog {
-  /** Records acknowledged but not hashed yet, in seq order, from pending[head]. */
+  /** Records acknowledged but not hashed yet, in seq order, from pending[nextPending]. */
   private pending: TraceRecord[] = [];
-  private head = 0;
+  private nextPending = 0;
   /** nodes[l][i] covers leaves [i·16^l, (i+1)·16^l); only complete subtrees are kept. */
   private readonly nodes: bigint[][] = [[]];
   private idle: NodeJS.Immediate | undefined;
@@ -24,7 +24,7 @@ export class LeafLog {
 
   /** Records pushed so far, hashed or not. */
   get length(): number {
-    return this.nodes[0].length + this.pending.length - this.head;
+    return this.nodes[0].length + this.pending.length - this.nextPending;
   }
 
   /** Takes the record at seq = length; it must already be encodable (the session checked it). */
@@ -39,6 +39,14 @@ export class LeafLog {
   leaves(n = this.length): readonly bigint[] {
     this.hashUpTo(n);
     return this.nodes[0].slice(0, n);
+  }
+
+  /** The chain head of the first n records (n >= 1): what a checkpoint or receipt for n posts. */
+  head(n = this.length): bigint {
+    if (!Number.isInteger(n) || n < 1 || n > this.length)
+      throw new RangeError(`chain head of ${n} records out of 1..${this.length}`);
+    this.hashUpTo(n);
+    return this.nodes[0][n - 1]!;
   }
 
   /** commitmentRoot of the first n records (sdk/core/merkle.ts), 0 for none. */
@@ -76,21 +84,22 @@ export class LeafLog {
   }
 
   private hashOne(): void {
-    const record = this.pending[this.head++];
-    this.nodes[0].push(encodeRecord(record, this.profile, this.secret).leaf);
-    if (this.head === this.pending.length) {
+    const record = this.pending[this.nextPending++];
+    const prev = this.nodes[0].at(-1) ?? 0n;
+    this.nodes[0].push(encodeRecord(record, this.profile, this.secret, prev).leaf);
+    if (this.nextPending === this.pending.length) {
       this.pending = [];
-      this.head = 0;
+      this.nextPending = 0;
     }
   }
 
   private scheduleIdle(): void {
-    if (this.idle || this.head === this.pending.length) return;
+    if (this.idle || this.nextPending === this.pending.length) return;
     // setImmediate, not a microtask: the agent's next turn runs first, and the
     // process may exit with leaves unhashed (they are recomputable from the store).
     this.idle = setImmediate(() => {
       this.idle = undefined;
-      if (this.head < this.pending.length) this.hashOne();
+      if (this.nextPending < this.pending.length) this.hashOne();
       this.scheduleIdle();
     });
     this.idle.unref();

@@ -3,7 +3,7 @@
 // zero-padded tree of 16^L leaves holding them (0 for n = 0). It does not depend
 // on a circuit's capacity, so the roots the recorder commits before it knows the
 // final size stay valid for any circuit large enough
-// (circuits/gadgets/merkle.circom: CommitmentRoot, PrefixCommitment).
+// (circuits/gadgets/merkle.circom: CommitmentRoot).
 //
 // Why 16-ary: one Poseidon(16) costs 609 constraints against 240 for Poseidon(2),
 // but covers 16 children instead of 2, so the tree costs ~41 constraints per
@@ -58,9 +58,39 @@ export function commitmentRoot(leaves: readonly bigint[]): bigint {
   return treeLevels(leaves, height)[height][0];
 }
 
-/** The commitment a checkpoint of the first n records carries. */
-export function prefixCommitment(leaves: readonly bigint[], n: number): bigint {
-  if (!Number.isInteger(n) || n < 0 || n > leaves.length)
-    throw new RangeError(`prefix ${n} out of 0..${leaves.length}`);
-  return commitmentRoot(leaves.slice(0, n));
+/** The 16 children of each node on a leaf's path to the commitment root, lowest level first. */
+export type InclusionPath = bigint[][];
+
+/** The inclusion path of leaf `index` in the commitment of `leaves`. */
+export function inclusionPath(leaves: readonly bigint[], index: number): InclusionPath {
+  if (!Number.isInteger(index) || index < 0 || index >= leaves.length)
+    throw new RangeError(`leaf ${index} out of 0..${leaves.length - 1}`);
+  const height = treeHeight(leaves.length);
+  const levels = treeLevels(leaves, height);
+  const path: InclusionPath = [];
+  for (let l = 0, i = index; l < height; l++, i = Math.floor(i / TREE_ARITY)) {
+    const start = i - (i % TREE_ARITY);
+    const children = levels[l].slice(start, start + TREE_ARITY);
+    while (children.length < TREE_ARITY) children.push(zeroHash(l));
+    path.push(children);
+  }
+  return path;
+}
+
+/** Whether `leaf` sits at `index` of the commitment `root` of n leaves, by `path`. */
+export function verifyInclusion(
+  leaf: bigint,
+  index: number,
+  n: number,
+  path: InclusionPath,
+  root: bigint,
+): boolean {
+  if (!Number.isInteger(index) || index < 0 || index >= n || path.length !== treeHeight(n)) return false;
+  let node = leaf;
+  for (let l = 0, i = index; l < path.length; l++, i = Math.floor(i / TREE_ARITY)) {
+    const children = path[l]!;
+    if (children.length !== TREE_ARITY || children[i % TREE_ARITY] !== node) return false;
+    node = parentHash(children, l);
+  }
+  return node === root;
 }

@@ -13,3 +13,12 @@ export { checkPromise, type PromiseReport } from "./check-promise.js";
 export { SettlementInvalid } from "./evidence.js";
 export { ManifestError, readManifest } from "../../prover/artifacts/manifest.js";
 export { rpcChain, type ChainHandle } from "../chain/network.js";
+// Receipts the provider hands the user during a session: checked here as the escrow's postReceipt will check them.
+export {
+  verifyReceipt,
+  type ReceiptCheck,
+  type ReceiptRefusal,
+  type ReceiptTarget,
+  type SignedReceipt,
+} from "../chain/receipts.js";
+export type { Receipt } from "../core/receipt.js";

@@ -58,7 +58,7 @@ function stream(seed: number): () => bigint {
 type Input = Record<string, unknown>;
 // The public inputs, defined once in sdk/core/claim.ts: input keys that are neither θ nor a witness hint.
 const TRACE_KEYS = new Set<string>(PUBLIC_INPUTS);
-const TRACE_ARRAYS = new Set(["slots", "salt", "cpN", "cpRoot", "cpActive"]);
+const TRACE_ARRAYS = new Set(["slots", "digest", "cpN", "cpHead", "cpActive", "cpHits"]);
 const SLOT_NAMES = Object.entries(SLOT).sort((a, b) => a[1] - b[1]);
 
 interface Context {
@@ -128,12 +128,12 @@ const rowPastN: TamperClass[] = [
     },
   },
   {
-    name: "row past n: salts random",
+    name: "row past n: digests random",
     moves: (c) => {
       const next = stream(99);
       const input = clone(c.honest);
-      const salt = input.salt as string[];
-      for (let i = c.n; i < c.capacity; i++) salt[i] = String(next());
+      const digest = input.digest as string[];
+      for (let i = c.n; i < c.capacity; i++) digest[i] = String(next());
       return [{ input: { ...input, outcome: c.flipped } }];
     },
   },
@@ -148,12 +148,12 @@ const activeRows: TamperClass[] = [
       })),
   })),
   {
-    name: "active row: salt edited",
+    name: "active row: digest edited (a result, error or ts rewritten)",
     moves: (c) =>
       Array.from({ length: c.n }, (_, r) => {
         const input = clone(c.honest);
-        const salt = input.salt as string[];
-        salt[r] = String((BigInt(salt[r]!) + 1n) % P);
+        const digest = input.digest as string[];
+        digest[r] = String((BigInt(digest[r]!) + 1n) % P);
         return { input: { ...input, outcome: c.flipped } };
       }),
   },
@@ -170,9 +170,20 @@ const bindings: TamperClass[] = [
       const input = clone(c.honest);
       (input.cpActive as string[])[0] = "1";
       (input.cpN as string[])[0] = String(c.n);
-      (input.cpRoot as string[])[0] = c.honest.finalRoot as string;
+      (input.cpHead as string[])[0] = c.honest.finalRoot as string;
       return [{ input: { ...input, outcome: c.flipped } }];
     },
+  },
+  {
+    name: "checkpoint lookup: a row hit that no entry names (1, 2 or 3 times)",
+    moves: (c) =>
+      Array.from({ length: c.n }, (_, r) =>
+        [1, 2, 3].map((m) => {
+          const input = clone(c.honest);
+          (input.cpHits as string[][])[r] = [String(m & 1), String(m >> 1)];
+          return { input: { ...input, outcome: c.flipped } };
+        }),
+      ).flat(),
   },
   {
     name: "θ: a private entry edited (paramsHash unchanged)",
@@ -353,9 +364,11 @@ export async function sweep(instanceName: string, cases: SweepCase[]): Promise<S
     const honestPlay = await play(circuit, { input: honest });
     expect(honestPlay.accepted, `${sc.label}: honest witness`).toBe(true);
     expect(honestPlay.outcome).toBe(verdict.violated ? 1n : 0n);
-    const salts = clone(honest);
-    (salts.salt as string[])[capacity - 1] = "12345";
-    expect((await play(circuit, { input: salts })).accepted, `${sc.label}: padding salt is free`).toBe(true);
+    const digests = clone(honest);
+    (digests.digest as string[])[capacity - 1] = "12345";
+    expect((await play(circuit, { input: digests })).accepted, `${sc.label}: padding digest is free`).toBe(
+      true,
+    );
     const challenges = signalsLike(circuit, /(^|\.)(beta|zeta)$/).map(
       (n) => honestPlay.witness[circuit.signals.get(n)!]!,
     );

@@ -1,7 +1,8 @@
 // The bench's traces: full length, a realistic mix, and the verdict they are labelled with (the oracle is
 // checked inside benchTraces; these tests make sure it refuses a wrong label and that the mix holds).
 import { describe, expect, it } from "vitest";
-import { BENCH_PREDICATES, benchTraces, recordMix } from "../../scripts/bench/traces.js";
+import { BENCH_PREDICATES, benchTraces, policyCheckpoints, recordMix } from "../../scripts/bench/traces.js";
+import { checkpointAffordable, checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { predicateById } from "../../sdk/core/predicates/index.js";
 import { instancesOf } from "../helpers/instance.js";
 
@@ -53,6 +54,21 @@ describe("bench traces", () => {
           expect(count(trace).count, `${predicate} ${capacity}`).toBeLessThanOrEqual(slots);
         }
       }
+    }
+  });
+
+  it("checkpoints where the default policy puts them, each one the escrow's budget takes, within the circuit's slots", () => {
+    expect(policyCheckpoints(8)).toEqual([]);
+    expect(policyCheckpoints(16)).toEqual([10]);
+    expect(policyCheckpoints(64)).toEqual([10, 20, 30, 40, 50, 60]);
+    for (const capacity of [8, 16, 64, 256, 1024]) {
+      const at = policyCheckpoints(capacity);
+      at.forEach((n, k) => {
+        expect(checkpointAffordable(k, n), `${capacity}: checkpoint ${k + 1} at ${n}`).toBe(true);
+        expect(n).toBeLessThanOrEqual(capacity);
+      });
+      // The fold keeps a slot for the user's spare receipt.
+      expect(at.length).toBeLessThan(checkpointSlots(capacity));
     }
   });
 

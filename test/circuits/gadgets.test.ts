@@ -3,7 +3,8 @@
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { hashVector, poseidon } from "../../sdk/core/hash.js";
-import { commitmentRoot, prefixCommitment, zeroHash } from "../../sdk/core/merkle.js";
+import { leafHash } from "../../sdk/core/encoding.js";
+import { commitmentRoot, zeroHash } from "../../sdk/core/merkle.js";
 import {
   compileTestCircuit,
   forge,
@@ -16,6 +17,8 @@ import {
 const leafValues = (count: number, seed = 1n) =>
   Array.from({ length: count }, (_, i) => poseidon([seed, BigInt(i)]));
 const signal = signalValue;
+/** Poseidon(9) plus the activity gate: 15 more than v1's Poseidon(8) leaf (403). */
+const LEAF_COST = 418;
 
 describe("zero-subtree constants", () => {
   it("every zeroHash(l) in zeros.circom equals the TS tree's", () => {
@@ -66,51 +69,23 @@ describe("RecordLeaf", () => {
   });
   const slots = [1n, 2n, 3n, 4n, 5n, 6n, 7n];
 
-  it("costs Poseidon(8) plus the activity gate", () => expect(c.constraints).toBe(403));
+  const at = (active: string) => ({ slots: slots.map(String), digest: "9", prev: "11", active });
 
-  it("active: Poseidon(slots, salt); inactive: 0", async () => {
-    const on = await c.witness({ slots: slots.map(String), salt: "9", active: "1" });
-    expect(signal(c, on, "leaf")).toBe(poseidon([...slots, 9n]));
-    const off = await c.witness({ slots: slots.map(String), salt: "9", active: "0" });
-    expect(signal(c, off, "leaf")).toBe(0n);
+  it("costs Poseidon(9) plus the activity gate", () => expect(c.constraints).toBe(LEAF_COST));
+
+  it("active: Poseidon(slots, digest, prev), as sdk leafHash; inactive: 0", async () => {
+    const on = await c.witness(at("1"));
+    expect(signal(c, on, "leaf")).toBe(poseidon([...slots, 9n, 11n]));
+    expect(signal(c, on, "leaf")).toBe(leafHash(slots, 9n, 11n));
+    expect(signal(c, await c.witness(at("0")), "leaf")).toBe(0n);
   });
 
   it("a forged leaf or Poseidon output breaks a constraint", async () => {
-    const w = await c.witness({ slots: slots.map(String), salt: "9", active: "1" });
+    const w = await c.witness(at("1"));
     expect(c.firstUnsatisfied(w)).toBe(-1);
     expect(c.firstUnsatisfied(forge(c, w, "leaf", 0n))).toBeGreaterThanOrEqual(0);
     expect(c.firstUnsatisfied(forge(c, w, "leaf", signal(c, w, "leaf") + 1n))).toBeGreaterThanOrEqual(0);
     expect(c.firstUnsatisfied(forge(c, w, "h.out", 5n))).toBeGreaterThanOrEqual(0);
-  });
-});
-
-describe("Digit16", () => {
-  let c: TestCircuit;
-  beforeAll(async () => {
-    c = await compileTestCircuit("digit16", {
-      includes: ["circuits/gadgets/merkle.circom"],
-      template: "Digit16",
-    });
-  });
-  const bitsOf = (v: number) => [0, 1, 2, 3].map((t) => String((v >> t) & 1));
-
-  // Two pair products, then one product per output.
-  it("costs 18 constraints", () => expect(c.constraints).toBe(18));
-
-  it("is the one-hot of every 4-bit value, 0 and 15 included", async () => {
-    for (let v = 0; v < 16; v++) {
-      const w = await c.witness({ bits: bitsOf(v) });
-      const eq = Array.from({ length: 16 }, (_, i) => signal(c, w, `eq[${i}]`));
-      expect(eq, `v=${v}`).toEqual(Array.from({ length: 16 }, (_, i) => (i === v ? 1n : 0n)));
-    }
-  });
-
-  it("a forged output or pair product breaks a constraint", async () => {
-    const w = await c.witness({ bits: bitsOf(9) });
-    expect(c.firstUnsatisfied(w)).toBe(-1);
-    for (const name of ["eq[9]", "eq[0]", "eq[15]", "low", "high"]) {
-      expect(c.firstUnsatisfied(forge(c, w, name, signal(c, w, name) + 1n)), name).toBeGreaterThanOrEqual(0);
-    }
   });
 });
 
@@ -152,30 +127,26 @@ describe("PrefixMask (capacity 8)", () => {
   });
 });
 
-// A tree over free leaves, its commitment for n and one prefix commitment for k.
+// A tree over free leaves and its commitment for n.
 const TREE_HARNESS = `
 template TreeHarness(D) {
     signal input leaves[1 << D];
     signal input n;
-    signal input k;
     signal output root;
-    signal output prefix;
     component tree = MerkleTree(D);
     tree.leaves <== leaves;
     root <== CommitmentRoot(D)(n, tree.nodes);
-    prefix <== PrefixCommitment(D)(k, tree.nodes);
 }`;
 
-// Capacity 8: one partial node (8 of 16 children); 16: one full node, so k = 16 = 16^1
-// takes the bit-D branch; 64: two levels, four groups to pick from and a partial top node.
-// Costs: 609 per Poseidon(16), PrefixCommitment's muxes 15·(2^(D-4) - 1) per level.
-const TREE_COST: Record<number, number> = { 3: 1223, 4: 1283, 6: 4350 };
+// Capacity 8: one partial node (8 of 16 children); 16: one full node; 64: two levels and a
+// partial top node. Costs: 609 per Poseidon(16), plus the level selector.
+const TREE_COST: Record<number, number> = { 3: 596, 4: 623, 6: 3030 };
 // Every size up to 33, then the edges of the last groups (a witness costs ~0.1 s).
 const sizesUpTo = (N: number) =>
   [...new Set([...Array(Math.min(N, 33) + 1).keys(), 47, 48, 49, 62, 63, 64])].filter((n) => n <= N);
 for (const D of [3, 4, 6]) {
   const N = 1 << D;
-  describe(`MerkleTree, CommitmentRoot, PrefixCommitment (capacity ${N})`, () => {
+  describe(`MerkleTree, CommitmentRoot (capacity ${N})`, () => {
     let c: TestCircuit;
     beforeAll(async () => {
       c = await compileTestCircuit(`tree${D}`, {
@@ -183,49 +154,34 @@ for (const D of [3, 4, 6]) {
         body: TREE_HARNESS,
         template: "TreeHarness",
         args: [D],
-        publicSignals: ["n", "k"],
+        publicSignals: ["n"],
       });
     });
     const all = leafValues(N);
-    const input = (n: number, k: number) => ({
-      leaves: all.map((v, i) => String(i < n ? v : 0n)),
-      n: String(n),
-      k: String(k),
-    });
+    const input = (n: number) => ({ leaves: all.map((v, i) => String(i < n ? v : 0n)), n: String(n) });
 
     it(`has a fixed cost of ${TREE_COST[D]}`, () => expect(c.constraints).toBe(TREE_COST[D]));
 
     it(`commits n in 0..${N} records as the TS commitment does`, async () => {
       for (const n of sizesUpTo(N)) {
-        const w = await c.witness(input(n, Math.max(n, 1)));
+        const w = await c.witness(input(n));
         expect(signal(c, w, "root"), `n=${n}`).toBe(commitmentRoot(all.slice(0, n)));
       }
     });
 
-    it(`computes prefix commitments k in 1..${N} of a full trace, powers of 16 included`, async () => {
-      for (const k of sizesUpTo(N).filter((k) => k >= 1)) {
-        const w = await c.witness(input(N, k));
-        expect(signal(c, w, "prefix"), `k=${k}`).toBe(prefixCommitment(all, k));
-      }
+    it(`refuses n > ${N} (the level selector's range check)`, async () => {
+      expect(await witnessFails(c, input(N + 1))).toBe(true);
     });
 
-    it(`refuses k >= ${2 * N} (range check before use)`, async () => {
-      expect(await witnessFails(c, input(N, 2 * N))).toBe(true);
-    });
-
-    it("a forged tree node, child, digit or level selector breaks a constraint", async () => {
-      // k = N - 3 has a nonzero digit at every level, so each level mixes full and empty children.
-      const w = await c.witness(input(N, N - 3));
+    it("a forged tree node or level selector breaks a constraint", async () => {
+      const w = await c.witness(input(N - 3));
       expect(c.firstUnsatisfied(w)).toBe(-1);
       const internal = [
         "root",
-        "prefix",
         ...signalsMatching(c, /^tree\.nodes\[\d+\]$/).filter((_, i) => i % 7 === 0),
-        ...signalsMatching(c, /\.(cur|sel|val|b|term)\[\d+\]$/),
-        ...signalsMatching(c, /\.(child|full)\[\d+\]\[\d+\]$/),
-        ...signalsMatching(c, /\.digit\[\d+\]\.eq\[\d+\]$/),
+        ...signalsMatching(c, /\.(sel|b|term)\[\d+\]$/),
       ];
-      expect(internal.length).toBeGreaterThan(25);
+      expect(internal.length).toBeGreaterThan(5);
       for (const name of internal) {
         const value = signal(c, w, name);
         expect(c.firstUnsatisfied(forge(c, w, name, value + 1n)), name).toBeGreaterThanOrEqual(0);

@@ -80,7 +80,7 @@ describe("vai, provider to user, on a hardhat node", () => {
     const r = await vai(["deploy", "--json"], env);
     expect(r.code, r.err).toBe(0);
     const d = json(r.out);
-    expect(d).toMatchObject({ chainId: 31337, rpcUrl: node.url, deployer: provider, maxCheckpoints: 4 });
+    expect(d).toMatchObject({ chainId: 31337, rpcUrl: node.url, deployer: provider, checkpointInterval: 10 });
     expect(d.verifiers.map((v: { circuit: string }) => v.circuit)).toContain("aap4_n8");
     const manifestSha = createHash("sha256").update(readFileSync("build/manifest.json")).digest("hex");
     expect(d.manifestSha256).toBe(manifestSha);

@@ -12,11 +12,14 @@ import {
 import { deployContract, readArtifact } from "../../sdk/chain/artifacts.js";
 import { embeddedChain, type DevChainHandle } from "../../sdk/dev/embedded.js";
 import { type Wallet } from "../../sdk/chain/network.js";
+import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { accumulate, claimContext, FIELD_MODULUS } from "../../sdk/core/hash.js";
 import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
 const R = FIELD_MODULUS;
-const MAX_CHECKPOINTS = 3;
+// A budget step of 2 lets the sessions below checkpoint at 2 and 4; test/contracts/budget.test.ts runs
+// production's 10.
+const INTERVAL = 2;
 const PROOF_WINDOW = 3n * 24n * 3600n;
 const PAYOUT = parseEther("1");
 const BOND = parseEther("0.1");
@@ -57,7 +60,7 @@ async function closedSession(label: string, finalN = 5, opts: { close?: boolean 
   await escrow.openSession(sessionId, user.account.address, PROFILE);
   const cps = [
     { n: 2, root: 222n },
-    { n: 4, root: 444n },
+    { n: 4, root: 444n }, // the 2nd entry: n > INTERVAL
   ];
   for (const c of cps) await escrow.checkpoint(sessionId, c.n, c.root);
   if (opts.close !== false) await escrow.closeSession(sessionId, finalN, 555n);
@@ -71,9 +74,9 @@ async function filed(label: string, finalN = 5) {
 }
 
 /** AAP-4's two capacity classes, 8 and 64 records, served by the two mocks. */
-const registryFor = (predicateId: number, checkpoints: number) => [
-  { predicateId, capacity: 64, checkpoints, verifier: large },
-  { predicateId, capacity: 8, checkpoints, verifier: small },
+const registryFor = (predicateId: number, interval: number) => [
+  { predicateId, capacity: 64, checkpoints: checkpointSlots(64, interval), verifier: large },
+  { predicateId, capacity: 8, checkpoints: checkpointSlots(8, interval), verifier: small },
 ];
 
 async function nextBlockAt(timestamp: bigint) {
@@ -88,8 +91,8 @@ beforeAll(async () => {
   large = (await deployContract(chain, provider, "MockVerifier")).address;
   const { address } = await deployEscrow(chain, provider, {
     poseidon3,
-    maxCheckpoints: MAX_CHECKPOINTS,
-    registry: registryFor(4, MAX_CHECKPOINTS),
+    checkpointInterval: INTERVAL,
+    registry: registryFor(4, INTERVAL),
   });
   escrow = await EscrowClient.connect(chain, address, provider);
   mockAbi = (await readArtifact("MockVerifier")).abi;
@@ -102,38 +105,55 @@ beforeEach(async () => {
 });
 
 describe("constructor", () => {
-  it("rejects a Poseidon address without code and a zero checkpoint cap", async () => {
+  it("rejects a Poseidon address without code and a zero checkpoint interval", async () => {
     await expect(
-      deployEscrow(chain, provider, { poseidon3: stranger.account.address, maxCheckpoints: 4, registry: [] }),
+      deployEscrow(chain, provider, {
+        poseidon3: stranger.account.address,
+        checkpointInterval: 10,
+        registry: [],
+      }),
     ).rejects.toThrow(/InvalidConfig/);
     await expect(
-      deployEscrow(chain, provider, { poseidon3, maxCheckpoints: 0, registry: [] }),
+      deployEscrow(chain, provider, { poseidon3, checkpointInterval: 0, registry: [] }),
     ).rejects.toThrow(/InvalidConfig/);
   });
 
-  it("fixes the verifier registry: code at every address, the escrow's checkpoint count, ascending capacities", async () => {
+  it("fixes the verifier registry: code at every address, checkpointSlots(capacity) each, ascending capacities", async () => {
     const deploy = (
       registry: { predicateId: number; capacity: number; checkpoints: number; verifier: Address }[],
-    ) => deployContract(chain, provider, "Escrow", [poseidon3, 4, registry]);
-    const entry = { predicateId: 1, capacity: 8, checkpoints: 4, verifier: small };
+    ) => deployContract(chain, provider, "Escrow", [poseidon3, 10, registry]);
+    // ceil(8 / 10) + 1: the one entry a session of 8 records can earn under the budget, and the spare receipt.
+    const entry = { predicateId: 1, capacity: 8, checkpoints: 2, verifier: small };
+    const wide = { ...entry, capacity: 64, checkpoints: 8, verifier: large };
     const zero = "0x0000000000000000000000000000000000000000";
     await expect(deploy([{ ...entry, verifier: zero }])).rejects.toThrow(/VerifierNotContract/);
     await expect(deploy([{ ...entry, verifier: stranger.account.address }])).rejects.toThrow(
       /VerifierNotContract/,
     );
-    await expect(deploy([{ ...entry, checkpoints: 5 }])).rejects.toThrow(/CheckpointsMismatch/);
+    for (const checkpoints of [1, 3, 4])
+      await expect(deploy([{ ...entry, checkpoints }])).rejects.toThrow(
+        new RegExp(`CheckpointsMismatch\\(${checkpoints}, 2\\)`),
+      );
+    await expect(deploy([{ ...wide, checkpoints: 7 }])).rejects.toThrow(/CheckpointsMismatch\(7, 8\)/);
     await expect(deploy([{ ...entry, capacity: 0 }])).rejects.toThrow(/BadCapacities/);
     await expect(deploy([entry, { ...entry, capacity: 8 }])).rejects.toThrow(/BadCapacities/);
-    await expect(deploy([{ ...entry, capacity: 64 }, entry])).rejects.toThrow(/BadCapacities/);
-    const seventeen = Array.from({ length: 17 }, (_, i) => ({ ...entry, capacity: i + 1 }));
+    await expect(deploy([wide, entry])).rejects.toThrow(/BadCapacities/);
+    const seventeen = Array.from({ length: 17 }, (_, i) => ({
+      ...entry,
+      capacity: i + 1,
+      checkpoints: checkpointSlots(i + 1, 10),
+    }));
     await expect(deploy(seventeen)).rejects.toThrow(/TooManyVerifiers/);
     // Another predicate's list starts afresh; deployEscrow sorts what the constructor needs in order.
     const both = await deployEscrow(chain, provider, {
       poseidon3,
-      maxCheckpoints: 4,
-      registry: [{ ...entry, predicateId: 2 }, entry, { ...entry, capacity: 64, verifier: large }],
+      checkpointInterval: 10,
+      registry: [{ ...entry, predicateId: 2 }, entry, wide],
     });
     const client = await EscrowClient.connect(chain, both.address, provider);
+    expect((await client.constants()).checkpointInterval).toBe(10);
+    for (const capacity of [1, 8, 9, 10, 11, 64, 1024, 2 ** 32 - 1])
+      expect(await client.checkpointSlots(capacity)).toBe(checkpointSlots(capacity, 10));
     expect(await client.verifierSet(1)).toEqual({ capacities: [8, 64], verifiers: [small, large] });
     expect(await client.verifierSet(2)).toEqual({ capacities: [8], verifiers: [small] });
     expect(await client.verifierSet(3)).toEqual({ capacities: [], verifiers: [] });
@@ -210,22 +230,24 @@ describe("sessions and checkpoints", () => {
       .openSession(scopedSessionId(stranger.account.address, "mine"), user.account.address, PROFILE);
   });
 
-  it("accepts checkpoints only from the provider, strictly increasing from 1, up to the cap", async () => {
+  it("accepts checkpoints only from the provider, strictly increasing from 1, within the budget", async () => {
     const s = sid("cp");
     await escrow.openSession(s, user.account.address, PROFILE);
     await expect(escrow.as(user).checkpoint(s, 1, 1n)).rejects.toThrow(/NotProvider/);
     await expect(escrow.checkpoint(s, 0, 1n)).rejects.toThrow(/CheckpointNotIncreasing/);
     await expect(escrow.checkpoint(s, 1, R)).rejects.toThrow(/NotFieldElement/);
-    await escrow.checkpoint(s, 3, 1n);
-    await expect(escrow.checkpoint(s, 3, 2n)).rejects.toThrow(/CheckpointNotIncreasing/);
-    await expect(escrow.checkpoint(s, 2, 2n)).rejects.toThrow(/CheckpointNotIncreasing/);
-    await escrow.checkpoint(s, 4, 2n);
+    await escrow.checkpoint(s, 1, 1n);
+    await expect(escrow.checkpoint(s, 1, 2n)).rejects.toThrow(/CheckpointNotIncreasing/);
+    // The 2nd entry needs n > 1 * INTERVAL, the 3rd n > 2 * INTERVAL.
+    await expect(escrow.checkpoint(s, 2, 2n)).rejects.toThrow(/CheckpointBudget/);
+    await escrow.checkpoint(s, 3, 2n);
+    await expect(escrow.checkpoint(s, 4, 3n)).rejects.toThrow(/CheckpointBudget/);
     await escrow.checkpoint(s, 9, 3n);
-    await expect(escrow.checkpoint(s, 10, 4n)).rejects.toThrow(/TooManyCheckpoints/);
     const info = await escrow.session(s);
-    expect(info).toMatchObject({ lastN: 9, checkpointCount: 3 });
+    expect(info).toMatchObject({ lastN: 9, checkpointCount: 3, spareReceiptUsed: false });
     const cps = await escrow.checkpointsOf(s);
-    expect(cps.map((c) => c.n)).toEqual([3, 4, 9]);
+    expect(cps.map((c) => c.n)).toEqual([1, 3, 9]);
+    expect(cps.every((c) => c.kind === "checkpoint" && !c.spare)).toBe(true);
     expect(info.acc).toBe(accumulate(cps));
   });
 
@@ -457,16 +479,17 @@ describe("withdraw", () => {
 describe("gas", () => {
   // Budgets a little above the measured figures (scripts/gas-escrow.ts prints them all), so a regression shows up
   // here. Calldata is made of nonzero bytes, as real roots and proofs are. Targets: checkpoint 80k, settle 300k.
+  // postReceipt's: test/contracts/receipts.test.ts.
   it("stays within the checkpoint and settlement budgets", async () => {
     const promiseId = await register();
     const sessionId = sid("gas");
     await escrow.openSession(sessionId, user.account.address, PROFILE);
     const first = await escrow.checkpoint(sessionId, 1, R - 1n);
-    const second = await escrow.checkpoint(sessionId, 2, R - 2n);
+    const second = await escrow.checkpoint(sessionId, 3, R - 2n);
     // ~26.5k of each is the generated Poseidon(3) call (24k inside it + the cold call); the rest is two storage
     // slots, the event and 21k of base cost. The OPENED bit makes the first as cheap as the rest.
     for (const g of [first.gasUsed, second.gasUsed]) expect(g).toBeLessThanOrEqual(64_000n);
-    await escrow.closeSession(sessionId, 2, R - 3n);
+    await escrow.closeSession(sessionId, 3, R - 3n);
     const { claimId } = await escrow.as(user).fileClaim(sessionId, promiseId, BOND);
     const proof = PROOF.map((w) => R - w);
     const settled = await escrow.as(stranger).settle(claimId, proof, true);

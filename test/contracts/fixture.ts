@@ -10,6 +10,9 @@ import {
   scopedSessionId,
 } from "../../sdk/chain/escrow.js";
 import { deployContract, readArtifact } from "../../sdk/chain/artifacts.js";
+import { signReceipt } from "../../sdk/chain/receipts.js";
+import { CHECKPOINT_INTERVAL, checkpointSlots } from "../../sdk/core/checkpoints.js";
+import type { Receipt } from "../../sdk/core/receipt.js";
 import { embeddedChain, type DevChainHandle } from "../../sdk/dev/embedded.js";
 import { type Wallet } from "../../sdk/chain/network.js";
 import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
@@ -40,10 +43,18 @@ export interface Fixture {
   asStranger: EscrowClient;
   verifier: Address;
   mockAbi: Abi;
+  /** The escrow's CHECKPOINT_INTERVAL. */
+  interval: number;
 }
 
-/** Deploys once per file and reverts the chain to that point before every test. */
-export function escrowFixture(opts: { maxCheckpoints?: number } = {}): Fixture {
+/** The registry's one circuit: AAP-4 up to 64 records. */
+export const CAPACITY = 64;
+
+/**
+ * Deploys once per file and reverts the chain to that point before every test. The checkpoint budget's
+ * interval is production's (10) unless `checkpointInterval` says otherwise.
+ */
+export function escrowFixture(opts: { checkpointInterval?: number } = {}): Fixture {
   const fx = {} as Fixture;
   let snapshot: Hex;
   beforeAll(async () => {
@@ -52,11 +63,12 @@ export function escrowFixture(opts: { maxCheckpoints?: number } = {}): Fixture {
     const poseidon3 = (await deployPoseidon3(fx.chain, fx.provider)).address;
     // The registry: one switchable verifier for AAP-4 (predicate 4), fixed at deployment like every verifier.
     fx.verifier = (await deployContract(fx.chain, fx.provider, "MockVerifier")).address;
-    const maxCheckpoints = opts.maxCheckpoints ?? 8;
+    fx.interval = opts.checkpointInterval ?? CHECKPOINT_INTERVAL;
+    const checkpoints = checkpointSlots(CAPACITY, fx.interval);
     const { address } = await deployEscrow(fx.chain, fx.provider, {
       poseidon3,
-      maxCheckpoints,
-      registry: [{ predicateId: 4, capacity: 64, checkpoints: maxCheckpoints, verifier: fx.verifier }],
+      checkpointInterval: fx.interval,
+      registry: [{ predicateId: 4, capacity: CAPACITY, checkpoints, verifier: fx.verifier }],
     });
     fx.escrow = await EscrowClient.connect(fx.chain, address, fx.provider);
     fx.asUser = fx.escrow.as(fx.user);
@@ -96,7 +108,10 @@ export async function register(
   return promiseId;
 }
 
-/** Opens a session for `user` (default fx.user), with one checkpoint unless told otherwise, and closes it. */
+/**
+ * Opens a session for `user` (default fx.user), with one checkpoint unless told otherwise, and closes it one
+ * record past the last checkpoint. The i-th checkpoint (from 1) is at interval·(i−1) + 2, within the budget.
+ */
 export async function session(
   fx: Fixture,
   label: string,
@@ -107,9 +122,20 @@ export async function session(
   const user = typeof o.user === "string" ? o.user : (o.user ?? fx.user).account.address;
   await as.openSession(sessionId, user, PROFILE);
   const k = o.checkpoints ?? 1;
-  for (let i = 1; i <= k; i++) await as.checkpoint(sessionId, 2 * i, 1000n + BigInt(i));
-  if (o.close !== false) await as.closeSession(sessionId, 2 * k + 1, 555n);
+  const at = (i: number) => fx.interval * (i - 1) + 2;
+  for (let i = 1; i <= k; i++) await as.checkpoint(sessionId, at(i), 1000n + BigInt(i));
+  if (o.close !== false) await as.closeSession(sessionId, k ? at(k) + 1 : 1, 555n);
   return sessionId;
+}
+
+/** A receipt signed by `signer` (default: the fixture's provider) for this fixture's escrow and chain. */
+export async function signed(
+  fx: Fixture,
+  receipt: Receipt,
+  o: { signer?: Wallet; chainId?: number; escrow?: Address } = {},
+): Promise<Hex> {
+  const target = { chainId: o.chainId ?? fx.chain.chainId, escrow: o.escrow ?? fx.escrow.address };
+  return signReceipt(o.signer ?? fx.provider, target, receipt);
 }
 
 export async function claim(

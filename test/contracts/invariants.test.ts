@@ -3,15 +3,21 @@
 //  - every ether paid in is either still held or was withdrawn (conservation, from the events);
 //  - each promise's openClaims matches its open claims;
 //  - no (session, promise) pair is paid twice, nor resolved twice, and a payout is exactly p + b;
+//  - a receipt is folded only when the session's user posts it with its provider's signature;
+//  - at the end, every session's acc is the fold of its Checkpointed and ReceiptPosted events, with at most
+//    one spare receipt, and a closed session's entries fit checkpointSlots(finalN);
 //  - every revert is one of the escrow's custom errors: never a panic (over/underflow) or a bare revert.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseEventLogs, type Abi, type Hex, type TransactionReceipt } from "viem";
 import { ClaimStatus, type EscrowClient } from "../../sdk/chain/escrow.js";
 import { type Wallet } from "../../sdk/chain/network.js";
-import { escrowFixture, ledger, proofsValid, sid, type Fixture } from "./fixture.js";
+import { checkpointSlots } from "../../sdk/core/checkpoints.js";
+import { accumulate } from "../../sdk/core/hash.js";
+import { escrowFixture, ledger, proofsValid, sid, signed, type Fixture } from "./fixture.js";
 
-const fx = escrowFixture({ maxCheckpoints: 4 });
+// A budget step of 2: with checkpoint steps of 0 to 3 records, some checkpoints land within it and some not.
+const fx = escrowFixture({ checkpointInterval: 2 });
 const UNIT = 1000n;
 // npm test: 40 sequences; npm run test:full (ZKVAI_FULL=1): 200.
 const RUNS = Number(process.env.INVARIANT_RUNS ?? (process.env.ZKVAI_FULL === "1" ? 200 : 40));
@@ -24,6 +30,7 @@ type Cmd =
   | { op: "open"; p: number; u: number }
   | { op: "checkpoint"; s: number; step: number }
   | { op: "close"; s: number; step: number }
+  | { op: "receipt"; s: number; step: number; wrongUser: boolean; forged: boolean }
   | { op: "claim"; s: number; i: number; bond: number; wrongUser: boolean }
   | { op: "storm"; i: number }
   | { op: "settle"; c: number; violated: boolean; valid: boolean }
@@ -60,6 +67,17 @@ const cmd: fc.Arbitrary<Cmd> = fc.oneof(
   },
   {
     arbitrary: fc.record({
+      op: fc.constant("receipt" as const),
+      s: idx,
+      // Down to 2 below lastN: a receipt for fewer records than the last entry, which only the spare takes.
+      step: fc.integer({ min: -2, max: 3 }),
+      wrongUser: fc.constantFrom(false, false, false, false, false, true),
+      forged: fc.constantFrom(false, false, false, false, false, true),
+    }),
+    weight: 3,
+  },
+  {
+    arbitrary: fc.record({
       op: fc.constant("claim" as const),
       s: idx,
       i: idx,
@@ -93,7 +111,7 @@ interface World {
   promises: bigint[];
   /** Provider index and creation order of each promise, in `promises` order. */
   promiseMeta: { p: number; order: number }[];
-  sessions: { id: Hex; p: number; u: number; lastN: number; order: number }[];
+  sessions: { id: Hex; p: number; u: number; lastN: number; order: number; closed: boolean }[];
   order: number;
   /** Bias only (the chain is the truth): open claims, retired promises, accounts with a credit. */
   openClaims: Set<bigint>;
@@ -118,6 +136,7 @@ const PROLOGUE: Cmd[] = [
   { op: "open", p: 1, u: 0 },
   { op: "open", p: 1, u: 1 },
   { op: "checkpoint", s: 0, step: 2 },
+  { op: "checkpoint", s: 1, step: 3 }, // stays open: receipts on it at or below lastN go to the spare
   { op: "close", s: 0, step: 1 },
   { op: "close", s: 2, step: 0 },
   { op: "close", s: 3, step: 2 },
@@ -125,6 +144,8 @@ const PROLOGUE: Cmd[] = [
 
 const successes = new Map<string, number>();
 const reverts = new Map<string, number>();
+/** Receipts folded, by path: within the checkpoint rules, or the spare (before or after close, with a claim open). */
+const receiptKinds = new Map<string, number>();
 let sessionSeq = 0;
 
 function wallets(f: Fixture) {
@@ -197,7 +218,7 @@ async function step(w: World, c: Cmd): Promise<TransactionReceipt | undefined> {
     case "open": {
       const id = sid(`inv-${sessionSeq++}`, providers[c.p]!.account!.address);
       const r = await receiptOrRevert(e(providers[c.p]).openSession(id, users[c.u].account.address, 7n));
-      if (r) w.sessions.push({ id, p: c.p, u: c.u, lastN: 0, order: w.order++ });
+      if (r) w.sessions.push({ id, p: c.p, u: c.u, lastN: 0, order: w.order++, closed: false });
       return r;
     }
     case "checkpoint": {
@@ -212,8 +233,49 @@ async function step(w: World, c: Cmd): Promise<TransactionReceipt | undefined> {
     }
     case "close": {
       const s = pick(w.sessions, c.s);
-      if (s) tx = e(providers[s.p]).closeSession(s.id, s.lastN + c.step, 999n);
+      if (s) {
+        const r = await receiptOrRevert(e(providers[s.p]).closeSession(s.id, s.lastN + c.step, 999n));
+        if (r) s.closed = true;
+        return r;
+      }
       break;
+    }
+    case "receipt": {
+      // The user posts a receipt for lastN + step records: before close a checkpoint when it follows the rules,
+      // else (step 0 or below, or beyond the budget) the spare, which is also the only one after close. Three
+      // times in four on an open session, when there is one: sessions close fast, and the spare before close
+      // must be reached too.
+      const s = biased(
+        w.sessions,
+        w.sessions.filter((x) => !x.closed),
+        c.s,
+      );
+      const n = s ? s.lastN + c.step : 0;
+      if (!s || n < 1) break; // signReceipt refuses n = 0 before anything is sent
+      const receipt = { sessionId: s.id, n, root: BigInt(n) + 100n };
+      const signature = await signed(fx, receipt, { signer: c.forged ? fx.stranger : providers[s.p] });
+      const poster = users[c.wrongUser ? 1 - s.u : s.u];
+      const r = await receiptOrRevert(e(poster).postReceipt(receipt, signature));
+      if (r && (c.forged || c.wrongUser))
+        throw new Error(`a receipt was folded: forged ${c.forged}, by ${poster}`);
+      const [posted] = r
+        ? parseEventLogs({ abi: fx.escrow.abi, logs: r.logs, eventName: "ReceiptPosted" })
+        : [];
+      if (posted) {
+        const info = await fx.escrow.session(s.id);
+        if (posted.args.spare && !info.spareReceiptUsed) throw new Error("a spare left the flag unset");
+        // A spare before close raises lastN only when above it; after close lastN never moves.
+        const expected = !info.closed && n > s.lastN ? n : s.lastN;
+        if (info.lastN !== expected)
+          throw new Error(`lastN ${info.lastN} after a receipt for ${n}, not ${expected}`);
+        s.lastN = info.lastN;
+        const claimOpen = [...w.openPairs].some((pair) => pair.startsWith(`${s.id}/`));
+        const kind = !posted.args.spare ? "rules" : info.closed ? "spare after close" : "spare before close";
+        receiptKinds.set(kind, (receiptKinds.get(kind) ?? 0) + 1);
+        if (posted.args.spare && claimOpen)
+          receiptKinds.set("spare, claim open", (receiptKinds.get("spare, claim open") ?? 0) + 1);
+      }
+      return r;
     }
     case "storm": {
       // Every user files on every free pair of one promise at once: claims race for the reserve.
@@ -368,6 +430,26 @@ async function checkInvariants(w: World) {
   expect(reverts.get("InsufficientReserve:payout"), "an open claim found its payout missing").toBeUndefined();
 }
 
+/**
+ * Storage's acc and count are exactly the fold of the session's events, there is at most one spare receipt, and
+ * a closed session's entries fit the circuit for its finalN (checkpointSlots, the count bound).
+ */
+async function checkFolds(w: World) {
+  for (const s of w.sessions) {
+    const info = await fx.escrow.session(s.id);
+    const entries = await fx.escrow.checkpointsOf(s.id);
+    expect(info.acc, `session ${s.id}: acc is the fold of its events`).toBe(accumulate(entries));
+    expect(info.checkpointCount).toBe(entries.length);
+    const spares = entries.filter((x) => x.spare);
+    expect(spares.length).toBe(info.spareReceiptUsed ? 1 : 0);
+    if (info.closed)
+      expect(
+        info.checkpointCount,
+        `session ${s.id}: entries fit checkpointSlots(finalN)`,
+      ).toBeLessThanOrEqual(checkpointSlots(Math.max(info.finalN, 1), fx.interval));
+  }
+}
+
 describe("escrow invariants under random operation sequences", () => {
   it("conserves money, pays each pair at most once, and reverts only with custom errors", async () => {
     await fc.assert(
@@ -396,13 +478,24 @@ describe("escrow invariants under random operation sequences", () => {
             if (receipt) book(w, receipt);
             await checkInvariants(w);
           }
+          await checkFolds(w);
         } finally {
           await fx.chain.testClient.revert({ id: snap });
         }
       }),
       { numRuns: RUNS, seed: Number(process.env.INVARIANT_SEED ?? 20260401), endOnFailure: true },
     );
-    console.log("successes", Object.fromEntries(successes), "\nreverts", Object.fromEntries(reverts));
+    console.log(
+      "successes",
+      Object.fromEntries(successes),
+      "\nreverts",
+      Object.fromEntries(reverts),
+      "\nreceipts",
+      Object.fromEntries(receiptKinds),
+    );
+    expect([...receiptKinds.keys()].sort()).toEqual(
+      ["rules", "spare after close", "spare before close", "spare, claim open"].sort(),
+    );
     // The generator must reach every transition, or the property says little.
     const reached = [...successes.keys()].sort();
     expect(reached).toEqual(
@@ -414,6 +507,7 @@ describe("escrow invariants under random operation sequences", () => {
         "PromiseFunded",
         "PromiseRegistered",
         "PromiseRetired",
+        "ReceiptPosted",
         "ReserveWithdrawn",
         "SessionClosed",
         "SessionOpened",

@@ -26,6 +26,7 @@ import {
   PROOF_WINDOW,
   register,
   session,
+  signed,
   sid,
 } from "./fixture.js";
 
@@ -180,6 +181,7 @@ const EVENT_OF: Record<string, string> = {
   withdrawReserve: "ReserveWithdrawn",
   openSession: "SessionOpened",
   checkpoint: "Checkpointed",
+  postReceipt: "ReceiptPosted",
   closeSession: "SessionClosed",
   fileClaim: "ClaimFiled",
   settle: "ClaimSettled",
@@ -222,7 +224,9 @@ describe("events and immutability", () => {
     const a = sid("a");
     await track("openSession", fx.escrow.openSession(a, fx.user.account.address, PROFILE));
     await track("checkpoint", fx.escrow.checkpoint(a, 1, 5n));
-    await track("closeSession", fx.escrow.closeSession(a, 2, 6n));
+    const receipt = { sessionId: a, n: 11, root: 7n };
+    await track("postReceipt", fx.asUser.postReceipt(receipt, await signed(fx, receipt)));
+    await track("closeSession", fx.escrow.closeSession(a, 12, 6n));
     await track("fund", fx.asStranger.fund(promiseId, PAYOUT)); // room for a second earmark
     const b = await session(fx, "b");
     const c1 = (await fx.asUser.fileClaim(a, promiseId, BOND)).claimId;

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "viem";
 import { deployContract } from "../../sdk/chain/artifacts.js";
 import { deployEscrow, deployPoseidon3, EscrowClient } from "../../sdk/chain/escrow.js";
+import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { selectCircuit } from "../../sdk/core/claim.js";
 import { embeddedChain, type DevChainHandle } from "../../sdk/dev/embedded.js";
 import { BOND, PARAMS, PAYOUT, PROFILE, sid } from "./fixture.js";
@@ -25,9 +26,11 @@ beforeAll(async () => {
     registry.push({ capacity, verifier: (await deployContract(chain, provider, "MockVerifier")).address });
   const { address } = await deployEscrow(chain, provider, {
     poseidon3,
-    maxCheckpoints: 4,
+    checkpointInterval: 10,
     // Given out of order: deployEscrow sorts, as the constructor requires.
-    registry: [...registry].reverse().map((r) => ({ predicateId: 4, checkpoints: 4, ...r })),
+    registry: [...registry]
+      .reverse()
+      .map((r) => ({ predicateId: 4, checkpoints: checkpointSlots(r.capacity, 10), ...r })),
   });
   escrow = await EscrowClient.connect(chain, address, provider);
   ({ promiseId } = await escrow.registerPromise({

@@ -269,9 +269,9 @@ describe("VAI escrow scenarios", () => {
     await expect(fx.escrow.checkpoint(s, 0, 1n)).rejects.toThrow(/CheckpointNotIncreasing/);
     await fx.escrow.checkpoint(s, 1, 1n);
     await expect(fx.escrow.checkpoint(s, 1, 2n)).rejects.toThrow(/CheckpointNotIncreasing/);
-    await fx.escrow.checkpoint(s, 5, 2n);
-    await expect(fx.escrow.checkpoint(s, 4, 3n)).rejects.toThrow(/CheckpointNotIncreasing/);
-    expect((await fx.escrow.checkpointsOf(s)).map((c) => c.n)).toEqual([1, 5]);
+    await fx.escrow.checkpoint(s, 15, 2n); // the 2nd checkpoint: past the budget's 10 records
+    await expect(fx.escrow.checkpoint(s, 14, 3n)).rejects.toThrow(/CheckpointNotIncreasing/);
+    expect((await fx.escrow.checkpointsOf(s)).map((c) => c.n)).toEqual([1, 15]);
   });
 });
 

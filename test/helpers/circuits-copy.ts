@@ -35,3 +35,8 @@ export const ZERO_ROWS = {
   file: "circuits/gadgets/trace.circom",
   remove: "for (var j = 0; j < S; j++) (1 - active[i]) * slots[i][j] === 0;",
 };
+/** CheckpointHeads without the pin that keeps lookup hits off the rows past n. */
+export const HITS_PAST_N = {
+  file: "circuits/gadgets/checkpoints.circom",
+  remove: "m[i] * (1 - active[i]) === 0;",
+};

@@ -1,7 +1,7 @@
 // Circuit inputs built from hand-made slots: for encodings no TS record produces
 // (undecodable aux values, zero action slots, out-of-range amounts), which the
 // forged-input tests of each predicate need.
-import { leafHash, recordSalt, type EncodedRecord } from "../../sdk/core/encoding.js";
+import { leafHash, type EncodedRecord } from "../../sdk/core/encoding.js";
 import { paramsHashOf, type PredicateDefinition } from "../../sdk/core/predicates/index.js";
 import { predicateInput, type CircuitInput, type TraceShape } from "../../prover/witness.js";
 import { mergeInputs } from "../../sdk/core/inputs.js";
@@ -11,11 +11,14 @@ export function rawSlotsInput<Theta>(
   theta: Theta,
   slots: bigint[][],
   outcome: 0 | 1,
-  opts: { secret: bigint; context: bigint; shape: TraceShape },
+  opts: { context: bigint; shape: TraceShape; secret?: bigint },
 ): CircuitInput {
+  // Hand-made slots have no stored record to digest: each row's digest is its seq + 1.
+  let prev = 0n;
   const encoded: EncodedRecord[] = slots.map((s, seq) => {
-    const salt = recordSalt(opts.secret, seq);
-    return { seq, slots: s, salt, leaf: leafHash(s, salt) };
+    const digest = BigInt(seq + 1);
+    prev = leafHash(s, digest, prev);
+    return { seq, slots: s, digest, leaf: prev };
   });
   return mergeInputs(
     {

@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClaimStatus, EscrowClient, scopedSessionId } from "../../sdk/chain/escrow.js";
 import { REPO_ROOT } from "../helpers/repo.js";
 import { rpcChain, type ChainHandle } from "../../sdk/chain/network.js";
-import { encodeRecord } from "../../sdk/core/encoding.js";
-import { commitmentRoot, prefixCommitment } from "../../sdk/core/merkle.js";
+import { chainHead, encodeTrace } from "../../sdk/core/encoding.js";
+import { commitmentRoot } from "../../sdk/core/merkle.js";
 import { PREDICATES } from "../../sdk/core/predicates/index.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { Session, type SessionOptions } from "../../sdk/session.js";
@@ -108,9 +108,9 @@ function startChild(script: string, env: Record<string, string>) {
 /** The session's stored records reproduce every on-chain checkpoint and, once closed, the final root. */
 async function reproduces(sessionId: Hex): Promise<{ stored: number; checkpoints: number[] }> {
   const s = store.session(sessionId)!;
-  const leaves = store.records(sessionId).map((r) => encodeRecord(r, s.profile, s.secret).leaf);
+  const leaves = encodeTrace(store.records(sessionId), s.profile, s.secret).map((r) => r.leaf);
   const checkpoints = await observer.checkpointsOf(sessionId);
-  for (const c of checkpoints) expect(prefixCommitment(leaves, c.n)).toBe(c.root);
+  for (const c of checkpoints) expect(chainHead(leaves, c.n)).toBe(c.root);
   const onChain = await observer.session(sessionId);
   if (onChain.closed) {
     expect(onChain.finalN).toBe(leaves.length);

@@ -5,9 +5,8 @@ import fc from "fast-check";
 import { keccak256, toBytes } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson, type Json } from "../../sdk/core/canonical.js";
-import { encodeRecord, KIND, SLOT } from "../../sdk/core/encoding.js";
+import { chainHead, encodeTrace, KIND, SLOT } from "../../sdk/core/encoding.js";
 import { FIELD_MODULUS, stringToField } from "../../sdk/core/hash.js";
-import { prefixCommitment } from "../../sdk/core/merkle.js";
 import { aap1Authorization, type Aap1Theta } from "../../sdk/core/predicates/aap1/definition.js";
 import { ThetaError } from "../../sdk/core/predicates/index.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
@@ -37,8 +36,8 @@ const THETA: Aap1Theta = { gatedTools: ["delete_file", "exec"], acceptedAuthorit
 const argsHash = (args: { [k: string]: Json }) => keccak256(toBytes(canonicalJson(args)));
 
 function checkpointsOf(records: readonly TraceRecord[], at: number[]): Checkpoint[] {
-  const leaves = records.map((r) => encodeRecord(r, PROFILE, SECRET).leaf);
-  return at.map((n) => ({ n, root: prefixCommitment(leaves, n) }));
+  const leaves = encodeTrace(records, PROFILE, SECRET).map((r) => r.leaf);
+  return at.map((n) => ({ n, root: chainHead(leaves, n) }));
 }
 
 function input(records: readonly TraceRecord[], theta: Aap1Theta = THETA, at: number[] = []) {
@@ -473,7 +472,7 @@ describe("edge witnesses", () => {
       },
       { kind: "call", seq: 1, ts: 1, tool: "delete_file", args: X, actionId: "a1" },
     ];
-    expect(records.map((r) => encodeRecord(r, PROFILE, SECRET).slots)).toEqual(slots);
+    expect(encodeTrace(records, PROFILE, SECRET).map((r) => r.slots)).toEqual(slots);
     expect(await witnessFails(circuit, rawInput(slots, 0))).toBe(false);
   });
 

@@ -3,8 +3,7 @@
 // named covers and violation, the active-at running state and the verdicts.
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { callPath, encodeRecord } from "../../sdk/core/encoding.js";
-import { prefixCommitment } from "../../sdk/core/merkle.js";
+import { callPath, chainHead, encodeTrace } from "../../sdk/core/encoding.js";
 import { isUnder, pathWitness } from "../../sdk/core/paths.js";
 import { aap2Scope, normalisePrefix, type Aap2Theta } from "../../sdk/core/predicates/aap2/definition.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
@@ -34,8 +33,8 @@ const PROFILE: EncodingProfile = {
 };
 
 function checkpointsOf(records: readonly TraceRecord[], at: number[]): Checkpoint[] {
-  const leaves = records.map((r) => encodeRecord(r, PROFILE, SECRET).leaf);
-  return at.map((n) => ({ n, root: prefixCommitment(leaves, n) }));
+  const leaves = encodeTrace(records, PROFILE, SECRET).map((r) => r.leaf);
+  return at.map((n) => ({ n, root: chainHead(leaves, n) }));
 }
 
 function input(records: readonly TraceRecord[], theta: Aap2Theta, at: number[] = []) {

@@ -4,8 +4,7 @@
 // witnesses on the active-at state inside the full circuit.
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { callTargets, encodeRecord } from "../../sdk/core/encoding.js";
-import { prefixCommitment } from "../../sdk/core/merkle.js";
+import { callTargets, chainHead, encodeTrace } from "../../sdk/core/encoding.js";
 import { aap4Recipients, type Aap4Theta } from "../../sdk/core/predicates/aap4/definition.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import type { TraceRecord } from "../../sdk/core/records.js";
@@ -37,8 +36,8 @@ function checkpointsOf(
   profile: EncodingProfile,
   at: number[],
 ): Checkpoint[] {
-  const leaves = records.map((r) => encodeRecord(r, profile, SECRET).leaf);
-  return at.map((n) => ({ n, root: prefixCommitment(leaves, n) }));
+  const leaves = encodeTrace(records, profile, SECRET).map((r) => r.leaf);
+  return at.map((n) => ({ n, root: chainHead(leaves, n) }));
 }
 
 function input(

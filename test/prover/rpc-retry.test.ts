@@ -67,7 +67,11 @@ describe("a real escrow revert", () => {
     const chain = await embeddedChain();
     const deployer = chain.wallets[0];
     const poseidon3 = (await deployPoseidon3(chain, deployer)).address;
-    const { address } = await deployEscrow(chain, deployer, { poseidon3, maxCheckpoints: 4, registry: [] });
+    const { address } = await deployEscrow(chain, deployer, {
+      poseidon3,
+      checkpointInterval: 10,
+      registry: [],
+    });
     const escrow = await EscrowClient.connect(chain, address, deployer);
     const error = await escrow.settle(999n, Array(8).fill(1n), false).catch((e: unknown) => e);
     expect(revertName(error)).toBe("ClaimNotOpen");

@@ -7,16 +7,21 @@ import {
   stringToField,
 } from "../../sdk/core/hash.js";
 import {
+  assertWellFormedAmount,
+  chainHead,
+  encodeSlots,
+  encodeTrace,
   EncodingError,
   KIND,
-  assertWellFormedAmount,
-  encodeSlots,
   MALFORMED_TARGET_PREFIX,
+  recordDigest,
+  recordSalt,
   SLOT,
 } from "../../sdk/core/encoding.js";
-import { commitmentRoot, prefixCommitment, treeHeight, zeroHash } from "../../sdk/core/merkle.js";
+import { commitmentRoot, treeHeight, zeroHash } from "../../sdk/core/merkle.js";
+import { checkOpening, openRecord } from "../../sdk/core/opening.js";
 import { parseProfile, profileHash, type EncodingProfile } from "../../sdk/core/profile.js";
-import { RecordError, parseRecord, type CallRecord } from "../../sdk/core/records.js";
+import { RecordError, parseRecord, type CallRecord, type TraceRecord } from "../../sdk/core/records.js";
 import { poseidon } from "../../sdk/core/hash.js";
 
 const profile: EncodingProfile = {
@@ -145,8 +150,96 @@ describe("commitment", () => {
     expect(commitmentRoot(leaves.slice(0, 16))).toBe(poseidon(leaves.slice(0, 16)));
     const l17 = poseidon(pad([poseidon(leaves.slice(0, 16)), poseidon(pad([leaves[16]], 0n))], zeroHash(1)));
     expect(commitmentRoot(leaves.slice(0, 17))).toBe(l17);
-    expect(prefixCommitment(leaves, 17)).toBe(l17);
     expect([0, 1, 2, 16, 17, 256, 257].map(treeHeight)).toEqual([0, 0, 1, 1, 2, 2, 3]);
     expect(zeroHash(1)).toBe(poseidon(Array<bigint>(16).fill(0n)));
+  });
+});
+
+describe("record commitment v2", () => {
+  const PROFILE_V2 = { version: 1, tools: { send_email: { target: "to" }, read_inbox: {} } } as const;
+  const SECRET = 0xbeefn;
+  const trace: TraceRecord[] = [
+    { kind: "call", seq: 0, ts: 10, tool: "read_inbox", args: {}, result: { mails: ["hi"] } },
+    { kind: "call", seq: 1, ts: 11, tool: "send_email", args: { to: "bob@x" }, result: "sent" },
+    { kind: "call", seq: 2, ts: 12, tool: "read_inbox", args: {}, error: "timeout" },
+  ];
+  const leaves = (records: readonly TraceRecord[]) =>
+    encodeTrace(records, PROFILE_V2, SECRET).map((r) => r.leaf);
+
+  it("chains each leaf to the one before: leaf_i = Poseidon(slots_i, digest_i, leaf_{i-1})", () => {
+    const encoded = encodeTrace(trace, PROFILE_V2, SECRET);
+    let prev = 0n;
+    for (const [i, r] of encoded.entries()) {
+      expect(r.digest).toBe(recordDigest(trace[i]!, recordSalt(SECRET, i)));
+      expect(r.leaf).toBe(poseidon([...r.slots, r.digest, prev]));
+      prev = r.leaf;
+    }
+    expect(chainHead(leaves(trace), 2)).toBe(encoded[1]!.leaf);
+  });
+
+  it("binds results, errors, ts and metadata, which no slot reads", () => {
+    const base = leaves(trace);
+    const edits: TraceRecord[] = [
+      { ...trace[0]!, result: { mails: ["bye"] } } as TraceRecord,
+      { ...trace[0]!, ts: 99 },
+      { ...trace[0]!, actionId: "a1" } as TraceRecord,
+    ];
+    for (const edited of edits) {
+      const changed = leaves([edited, trace[1]!, trace[2]!]);
+      expect(encodeSlots(edited, PROFILE_V2).slice(0, 3)).toEqual(
+        encodeSlots(trace[0]!, PROFILE_V2).slice(0, 3),
+      );
+      // The edit moves every leaf from its own on: each later chain head commits to it.
+      for (let i = 0; i < 3; i++) expect(changed[i], `leaf ${i}`).not.toBe(base[i]);
+    }
+    const laterEdit = leaves([trace[0]!, trace[1]!, { ...trace[2]!, error: "other" } as TraceRecord]);
+    expect(laterEdit.slice(0, 2)).toEqual(base.slice(0, 2));
+    expect(laterEdit[2]).not.toBe(base[2]);
+  });
+
+  it("the digest is salted: the same record in another session or position digests differently", () => {
+    expect(recordDigest(trace[0]!, 1n)).not.toBe(recordDigest(trace[0]!, 2n));
+  });
+
+  it("refuses a trace with a gap in seq, and a chain head out of range", () => {
+    expect(() => encodeTrace([trace[0]!, trace[2]!], PROFILE_V2, SECRET)).toThrow(EncodingError);
+    expect(() => chainHead(leaves(trace), 0)).toThrow(RangeError);
+    expect(() => chainHead(leaves(trace), 4)).toThrow(RangeError);
+  });
+});
+
+describe("record openings", () => {
+  const PROFILE_O = { version: 1, tools: { read_inbox: {} } } as const;
+  const records: TraceRecord[] = Array.from({ length: 20 }, (_, seq) => ({
+    kind: "call",
+    seq,
+    ts: seq,
+    tool: "read_inbox",
+    args: {},
+    result: `mail ${seq}`,
+  }));
+  const root = commitmentRoot(encodeTrace(records, PROFILE_O, 5n).map((r) => r.leaf));
+
+  it("open any record against the final root (two levels at 20 records)", () => {
+    for (const seq of [0, 1, 15, 16, 19]) {
+      const opening = openRecord(records, PROFILE_O, 5n, seq);
+      expect(opening.path).toHaveLength(2);
+      expect(checkOpening(opening, PROFILE_O, root), `seq ${seq}`).toBe(true);
+    }
+  });
+
+  it("fail for a rewritten result, another position, another root or a bad path", () => {
+    const opening = openRecord(records, PROFILE_O, 5n, 7);
+    expect(
+      checkOpening(
+        { ...opening, record: { ...opening.record, result: "edited" } as TraceRecord },
+        PROFILE_O,
+        root,
+      ),
+    ).toBe(false);
+    expect(checkOpening({ ...opening, record: { ...opening.record, seq: 8 } }, PROFILE_O, root)).toBe(false);
+    expect(checkOpening(opening, PROFILE_O, root + 1n)).toBe(false);
+    expect(checkOpening({ ...opening, prev: opening.prev + 1n }, PROFILE_O, root)).toBe(false);
+    expect(checkOpening({ ...opening, path: opening.path.slice(1) }, PROFILE_O, root)).toBe(false);
   });
 });

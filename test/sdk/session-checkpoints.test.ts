@@ -1,14 +1,14 @@
-// The checkpoint policy: triggers, serialisation, retries with backoff, the escrow's
-// MAX_CHECKPOINTS, and close() superseding what is still queued. The escrow is real (in-process
+// The checkpoint policy: triggers, serialisation, retries with backoff, the escrow's checkpoint
+// budget, and close() superseding what is still queued. The escrow is real (in-process
 // chain); failures are injected in front of it (session-fixture.ts `flaky`).
 import type { Hex } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
-import { encodeRecord } from "../../sdk/core/encoding.js";
+import { chainHead, encodeTrace } from "../../sdk/core/encoding.js";
 import { LeafLog } from "../../sdk/core/leaf-log.js";
 import { memoryLogger } from "../../sdk/log.js";
-import { commitmentRoot, prefixCommitment } from "../../sdk/core/merkle.js";
+import { commitmentRoot } from "../../sdk/core/merkle.js";
 import type { TraceRecord } from "../../sdk/core/records.js";
-import { CheckpointLimitError, Session, type CheckpointPolicy } from "../../sdk/session.js";
+import { CheckpointBudgetError, Session, type CheckpointPolicy } from "../../sdk/session.js";
 import type { TraceStore } from "../../sdk/store.js";
 import {
   FAST,
@@ -23,7 +23,9 @@ import {
 
 let env: SessionEnv;
 beforeAll(async () => {
-  env = await sessionEnv(4);
+  // Interval 1: the budget (n > count·interval) never binds strictly increasing checkpoints, so
+  // the trigger tests see the policy alone; "the escrow's checkpoint budget" below uses 3.
+  env = await sessionEnv(1);
 });
 
 async function open(
@@ -38,9 +40,9 @@ const read = (s: Session, i: number) => s.call("read", { i }, async () => "ok");
 /** On-chain checkpoints, each checked against the stored records. */
 async function checkedCheckpoints(store: TraceStore, sessionId: Hex): Promise<number[]> {
   const stored = store.session(sessionId)!;
-  const leaves = store.records(sessionId).map((r) => encodeRecord(r, PROFILE, stored.secret).leaf);
+  const leaves = encodeTrace(store.records(sessionId), PROFILE, stored.secret).map((r) => r.leaf);
   const onChain = await env.escrow.checkpointsOf(sessionId);
-  for (const c of onChain) expect(c.root).toBe(prefixCommitment(leaves, c.n));
+  for (const c of onChain) expect(c.root).toBe(chainHead(leaves, c.n));
   return onChain.map((c) => c.n);
 }
 
@@ -143,20 +145,38 @@ describe("checkpoint retries", () => {
   });
 });
 
-describe("the escrow's MAX_CHECKPOINTS", () => {
-  it("stops at the limit with one warning; checkpointNow refuses; close still commits everything", async () => {
-    const f = flaky(env.escrow);
+describe("the escrow's checkpoint budget", () => {
+  let budgeted: SessionEnv;
+  beforeAll(async () => {
+    budgeted = await sessionEnv(3);
+  });
+
+  it("defers a checkpoint the budget does not cover, sends it once records earn it, never caps", async () => {
     const log = memoryLogger();
-    const { session, sessionId, store } = await open({ everyRecords: 1 }, { escrow: f.escrow, log });
-    for (let i = 1; i <= 6; i++) {
+    const { session, sessionId, store } = await openSession(budgeted, {
+      policy: { ...FAST, everyRecords: 1 },
+      log,
+    });
+    for (let i = 1; i <= 13; i++) {
       await read(session, i);
       await session.flush();
     }
-    expect(await checkedCheckpoints(store, sessionId)).toEqual([1, 2, 3, 4]);
-    expect(f.attempts.checkpoint).toBe(4);
-    expect(log.entries.filter((e) => e.event === "checkpoint.limit")).toHaveLength(1);
-    await expect(session.checkpointNow()).rejects.toThrow(CheckpointLimitError);
-    expect((await session.close()).finalN).toBe(6);
+    // The k-th checkpoint needs more than 3·(k−1) records: 1, 4, 7, 10, 13.
+    const onChain = await budgeted.escrow.checkpointsOf(sessionId);
+    expect(onChain.map((c) => c.n)).toEqual([1, 4, 7, 10, 13]);
+    const leaves = encodeTrace(store.records(sessionId), PROFILE, store.session(sessionId)!.secret).map((r) => r.leaf);
+    for (const c of onChain) expect(c.root).toBe(chainHead(leaves, c.n));
+    expect(log.entries.filter((e) => e.event === "checkpoint.deferred").length).toBeGreaterThan(0);
+    expect(log.entries.some((e) => e.event === "checkpoint.failed")).toBe(false);
+    // checkpointNow at 14 records after 5 checkpoints: the 6th needs more than 15.
+    await read(session, 14);
+    await session.flush();
+    await expect(session.checkpointNow()).rejects.toThrow(CheckpointBudgetError);
+    await read(session, 15);
+    await read(session, 16);
+    await session.checkpointNow();
+    expect((await budgeted.escrow.checkpointsOf(sessionId)).map((c) => c.n)).toEqual([1, 4, 7, 10, 13, 16]);
+    expect((await session.close()).finalN).toBe(16);
   });
 });
 
@@ -210,7 +230,7 @@ describe("LeafLog", () => {
       tool: "read",
       args: { seq },
     }));
-    const leaves = records.map((r) => encodeRecord(r, PROFILE, 7n).leaf);
+    const leaves = encodeTrace(records, PROFILE, 7n).map((r) => r.leaf);
     const log = new LeafLog(PROFILE, 7n);
     for (const r of records.slice(0, 20)) log.push(r);
     await sleep(20); // some hashed in idle time, some not

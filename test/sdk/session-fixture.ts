@@ -8,7 +8,7 @@ import { keccak256, toHex, type Address, type Hex } from "viem";
 import { EscrowClient, deployEscrow, deployPoseidon3, scopedSessionId } from "../../sdk/chain/escrow.js";
 import { embeddedChain } from "../../sdk/dev/embedded.js";
 import { type ChainHandle } from "../../sdk/chain/network.js";
-import { encodeRecord } from "../../sdk/core/encoding.js";
+import { encodeTrace } from "../../sdk/core/encoding.js";
 import { commitmentRoot } from "../../sdk/core/merkle.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { Session, type SessionOptions } from "../../sdk/session.js";
@@ -36,13 +36,18 @@ export interface SessionEnv {
   path(name: string): string;
 }
 
-export async function sessionEnv(maxCheckpoints = 4): Promise<SessionEnv> {
+/**
+ * `checkpointInterval`: the escrow's checkpoint budget step. The default, 1, lets any strictly increasing n
+ * through (what these tests of recording and recovery checkpoint at); production's is 10, and the budget's own
+ * tests pass theirs.
+ */
+export async function sessionEnv(checkpointInterval = 1): Promise<SessionEnv> {
   const chain = await embeddedChain();
   const provider = chain.wallets[0];
   const poseidon3 = await deployPoseidon3(chain, provider);
   const deployed = await deployEscrow(chain, provider, {
     poseidon3: poseidon3.address,
-    maxCheckpoints,
+    checkpointInterval,
     registry: [],
   });
   const escrow = await EscrowClient.connect(chain, deployed.address, provider);
@@ -82,7 +87,7 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 /** The commitment a prover would compute from the store. */
 export function storedRoot(store: TraceStore, sessionId: Hex): bigint {
   const s = store.session(sessionId)!;
-  return commitmentRoot(store.records(sessionId).map((r) => encodeRecord(r, s.profile, s.secret).leaf));
+  return commitmentRoot(encodeTrace(store.records(sessionId), s.profile, s.secret).map((r) => r.leaf));
 }
 
 export interface Flaky {

@@ -1,8 +1,7 @@
 // Crash recovery: a Session dropped without close() (the process died) is resumed from the
 // store, checked against the chain's checkpoints, and finished.
 import { beforeAll, describe, expect, it } from "vitest";
-import { encodeRecord } from "../../sdk/core/encoding.js";
-import { prefixCommitment } from "../../sdk/core/merkle.js";
+import { chainHead, encodeTrace } from "../../sdk/core/encoding.js";
 import {
   CheckpointMismatchError,
   GuardRefusal,
@@ -28,7 +27,8 @@ import {
 
 let env: SessionEnv;
 beforeAll(async () => {
-  env = await sessionEnv();
+  // Interval 1: checkpointNow() here always fits the escrow's budget (session-checkpoints.test.ts tests it).
+  env = await sessionEnv(1);
 });
 
 const AUTH = {
@@ -99,10 +99,10 @@ describe("Session.recover", () => {
       finalRoot: storedRoot(store, before.sessionId),
     });
     const secret = store.session(before.sessionId)!.secret;
-    const leaves = store.records(before.sessionId).map((r) => encodeRecord(r, PROFILE, secret).leaf);
+    const leaves = encodeTrace(store.records(before.sessionId), PROFILE, secret).map((r) => r.leaf);
     const onChain = await env.escrow.checkpointsOf(before.sessionId);
     expect(onChain.map((c) => c.n)).toEqual([3, before.count + 1]);
-    for (const c of onChain) expect(c.root).toBe(prefixCommitment(leaves, c.n));
+    for (const c of onChain) expect(c.root).toBe(chainHead(leaves, c.n));
   });
 
   it("sends openSession when the crash came before it landed", async () => {
@@ -127,10 +127,10 @@ describe("Session.recover", () => {
     await session.call("read", {}, async () => "a");
     await session.call("read", {}, async () => "b");
     // The transaction landed; the process died before store.addCheckpoint.
-    await env.escrow.checkpoint(sessionId, 2, session.root());
+    await env.escrow.checkpoint(sessionId, 2, session.head());
     expect(store.checkpoints(sessionId)).toEqual([]);
     const resumed = await recover(store, sessionId);
-    expect(store.checkpoints(sessionId)).toEqual([{ n: 2, root: session.root(), final: false }]);
+    expect(store.checkpoints(sessionId)).toEqual([{ n: 2, root: session.head(), final: false }]);
     expect(resumed.stats).toMatchObject({ checkpoints: 1, lastCheckpointN: 2 });
   });
 

@@ -60,21 +60,28 @@ describe("the instance table's rows", () => {
     return file;
   };
 
-  it("expand into the whole entry: the family's template, the definition's θ sizes, the claim's publics", async () => {
+  it("expand into the whole entry: the family's template, checkpointSlots(2^depth), the definition's θ sizes, the claim's publics", async () => {
     const aap1 = (await loadInstances(TABLE)).find((i) => i.name === "aap1_n4")!;
     expect(aap1).toEqual({
       name: "aap1_n4",
       predicate: "AAP-1",
       source: "circuits/main/aap1_authorization.circom",
       template: "Aap1AuthorizationMain",
-      params: { depth: 2, checkpoints: 4, tools: 4, authorities: 3 },
-      args: [2, 4, 4],
+      params: { depth: 2, checkpoints: 2, tools: 4, authorities: 3 },
+      args: [2, 2, 4],
       publicSignals: ["context", "finalRoot", "n", "checkpointAcc", "paramsHash", "outcome"],
       groups: ["test"],
     });
     const aap2 = (await loadInstances(TABLE)).find((i) => i.name === "aap2_n4")!;
-    expect(aap2.params).toEqual({ depth: 2, checkpoints: 4, tools: 2, prefixes: 4, events: 4 });
-    expect(aap2.args).toEqual([2, 4, 2, 4, 4]);
+    expect(aap2.params).toEqual({ depth: 2, checkpoints: 2, tools: 2, prefixes: 4, events: 4 });
+    expect(aap2.args).toEqual([2, 2, 2, 4, 4]);
+    const large = (await loadInstances(TABLE)).find((i) => i.params.depth === 10)!;
+    expect(large.params.checkpoints).toBe(104); // ceil(1024 / 10) + 1: one per 10 records, plus the spare receipt
+  });
+
+  it("refuses a row or family that sets checkpoints by hand", async () => {
+    const row = { name: "x", family: "AAP-1", depth: 2, groups: [], checkpoints: 4 };
+    await expect(loadInstances(write([row]))).rejects.toThrow(/checkpoints is not set by hand/);
   });
 
   it("refuses an unknown family, an unknown parameter and a duplicate name, naming the row", async () => {

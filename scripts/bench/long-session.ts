@@ -1,0 +1,146 @@
+// npm run bench:long: protocol v2's acceptance run. On a real `hardhat node` process, one session of
+// --records records (1,000 by default) under the default checkpoint policy (a checkpoint every 10 records
+// or 30 s, no cap), then a claim on it, proven on the AAP-4 circuit the escrow picks (1,024 records) and
+// settled. Two pacings:
+//   chain   after each record the recorder waits until no checkpoint is in flight: the chain keeps up, so
+//           every trigger lands where the policy put it (one per 10 records);
+//   fast    records as fast as the agent loop goes: triggers that fire while a checkpoint is in flight
+//           merge into the newest prefix (as in VAI), and the exposure window is measured instead.
+// The exposure of a record is how many records later (and how many ms later) the first checkpoint covering
+// it landed. Writes docs/bench/long-session.json and prints the figures. Needs `npm run setup -- --only
+// aap4_n1024` first (the 1,024-record circuit, about 20 minutes to compile and key).
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { parseEther } from "viem";
+import { devRpcChain } from "../../sdk/dev/embedded.js";
+import { startHardhatNode } from "../../sdk/dev/hardhat-node.js";
+import { scopedSessionId } from "../../sdk/chain/escrow.js";
+import { memoryLogger } from "../../sdk/log.js";
+import { Session } from "../../sdk/session.js";
+import { TraceStore } from "../../sdk/store.js";
+import { registerPromise } from "../../sdk/promises.js";
+import { deployZkVai } from "../../prover/artifacts/deploy.js";
+import { answerClaim } from "../../prover/claims.js";
+import { releaseProver } from "../../prover/prove.js";
+import { ROOT } from "../../prover/artifacts/repo.js";
+import { EXAMPLE_ALLOWLIST, EXAMPLE_PROFILE } from "../../examples/agent.js";
+import { benchMachine } from "./machine.js";
+
+const { values } = parseArgs({
+  options: {
+    records: { type: "string", default: "1000" },
+    pace: { type: "string", default: "chain" },
+    "no-prove": { type: "boolean", default: false },
+    out: { type: "string", default: path.join(ROOT, "docs", "bench", "long-session.json") },
+  },
+});
+const records = Number(values.records);
+const pace = values.pace;
+if (!Number.isInteger(records) || records < 1) throw new Error(`--records must be a positive integer`);
+if (pace !== "chain" && pace !== "fast") throw new Error(`--pace must be chain or fast, not ${pace}`);
+
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0;
+};
+
+const node = await startHardhatNode();
+try {
+  const chain = await devRpcChain(node.url);
+  const [providerWallet, userWallet] = chain.wallets;
+  const store = TraceStore.open(path.join(mkdtempSync(path.join(tmpdir(), "zkvai-long-")), "store.sqlite"));
+  const { escrow, record } = await deployZkVai(chain, providerWallet, { rpcUrl: node.url });
+  const theta = { outboundTools: ["send_email"], allowlist: EXAMPLE_ALLOWLIST };
+  const { promiseId } = await registerPromise(record, escrow, store, {
+    predicate: "AAP-4",
+    theta,
+    profile: EXAMPLE_PROFILE,
+    payout: parseEther("1"),
+    reserve: parseEther("1"),
+  });
+  const log = memoryLogger();
+  const sessionId = scopedSessionId(providerWallet.account.address, `long:${records}:${pace}:${Date.now()}`);
+  const session = await Session.open({
+    store,
+    escrow,
+    sessionId,
+    user: userWallet.account.address,
+    profile: EXAMPLE_PROFILE,
+    promises: [{ predicate: "AAP-4", theta }],
+    log,
+  });
+
+  const t0 = performance.now();
+  for (let i = 0; i < records; i++) {
+    // Every 100th call mails someone; the last of them an address off the allowlist (the violation claimed).
+    if (i % 100 === 99) {
+      const to = i + 100 >= records ? "eve@evil.example" : EXAMPLE_ALLOWLIST[0]!;
+      await session.call("send_email", { to }, async () => "sent");
+    } else await session.call("read_inbox", {}, async () => `${i} messages`);
+    if (pace === "chain") await session.flush();
+  }
+  const recordSeconds = (performance.now() - t0) / 1000;
+  await session.flush();
+  const closed = await session.close();
+
+  const confirmed = log.entries.filter((e) => e.event === "checkpoint.confirmed" && !e.fields.reconciled);
+  const landed = confirmed.map((e) => ({ n: Number(e.fields.n), gas: Number(e.fields.gasUsed) }));
+  const onChain = await escrow.checkpointsOf(sessionId);
+  // Exposure: for record i (1-based count i+1), the first checkpoint with n >= i+1.
+  const exposureRecords: number[] = [];
+  for (let i = 0; i < records; i++) {
+    const first = landed.find((c) => c.n >= i + 1);
+    exposureRecords.push(first ? first.n - (i + 1) : closed.finalN - (i + 1));
+  }
+  const gas = landed.map((c) => c.gas);
+  const result: Record<string, unknown> = {
+    command: `npm run bench:long -- --records ${records} --pace ${pace}`,
+    machine: benchMachine(),
+    records,
+    pace,
+    recordSeconds: +recordSeconds.toFixed(1),
+    checkpoints: onChain.length,
+    checkpointNs: onChain.map((c) => c.n),
+    deferred: log.entries.filter((e) => e.event === "checkpoint.deferred").length,
+    failedSends: log.entries.filter((e) => e.event === "checkpoint.failed").length,
+    checkpointGas: { min: Math.min(...gas), median: percentile(gas, 0.5), max: Math.max(...gas) },
+    exposureRecords: {
+      p50: percentile(exposureRecords, 0.5),
+      p99: percentile(exposureRecords, 0.99),
+      max: Math.max(...exposureRecords),
+    },
+    closeGas: Number(closed.gasUsed),
+  };
+  console.log(JSON.stringify(result, null, 2));
+
+  if (!values["no-prove"]) {
+    const { claimId } = await escrow.as(userWallet).fileClaim(sessionId, promiseId, parseEther("0.1"));
+    const t1 = performance.now();
+    const answer = await answerClaim(store, escrow, claimId, {
+      step: async (label, run) => {
+        const s = performance.now();
+        const out = await run();
+        console.log(`  ${label}: ${((performance.now() - s) / 1000).toFixed(1)} s`);
+        return out;
+      },
+    });
+    Object.assign(result, {
+      circuit: answer.circuit,
+      verdict: answer.verdict.violated ? "violated" : "satisfied",
+      proveSeconds: +answer.proveSeconds.toFixed(1),
+      answerSeconds: +((performance.now() - t1) / 1000).toFixed(1),
+      settleGas: Number(answer.settleGas),
+      paidTo: answer.beneficiary,
+    });
+    await releaseProver();
+  }
+  mkdirSync(path.dirname(values.out!), { recursive: true });
+  writeFileSync(values.out!, `${JSON.stringify(result, null, 2)}\n`);
+  console.log(JSON.stringify(result, null, 2));
+  store.close();
+} finally {
+  await node.stop();
+}

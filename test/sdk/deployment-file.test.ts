@@ -1,0 +1,53 @@
+// The deployment file of protocol v2: written and read back with the escrow's checkpoint interval, and a
+// protocol v1 file (a MAX_CHECKPOINTS escrow) refused with the way out, never read as if it were v2.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  DeploymentError,
+  readDeployment,
+  writeDeployment,
+  type Deployment,
+} from "../../sdk/chain/deployment.js";
+
+const A = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+const record: Deployment = {
+  version: 2,
+  chainId: 31337,
+  rpcUrl: "http://127.0.0.1:8545",
+  escrow: A,
+  fromBlock: 3,
+  poseidon3: A,
+  checkpointInterval: 10,
+  verifiers: [
+    { circuit: "aap4_n8", predicate: "AAP-4", capacity: 8, checkpoints: 2, address: A, vkeySha256: "ab" },
+  ],
+  manifestSha256: "cd",
+  deployer: A,
+  deployedAt: "2026-01-01T00:00:00.000Z",
+};
+
+const file = (name: string) => join(mkdtempSync(join(tmpdir(), "zkvai-deployment-")), name);
+
+describe("the deployment file", () => {
+  it("round-trips a v2 record", () => {
+    const f = file("d.json");
+    writeDeployment(f, record);
+    expect(readDeployment(f)).toEqual(record);
+  });
+
+  it("refuses a v1 file (a MAX_CHECKPOINTS escrow) with the way out, and a zero or missing interval", () => {
+    const f = file("v1.json");
+    const { checkpointInterval: _, ...rest } = record;
+    writeFileSync(f, JSON.stringify({ ...rest, version: 1, maxCheckpoints: 4 }));
+    expect(() => readDeployment(f)).toThrow(DeploymentError);
+    expect(() => readDeployment(f)).toThrow(/protocol v1 escrow.*vai deploy --force/);
+    for (const checkpointInterval of [0, undefined, -1, 1.5]) {
+      writeFileSync(f, JSON.stringify({ ...record, checkpointInterval }));
+      expect(() => readDeployment(f)).toThrow(/checkpointInterval/);
+    }
+    writeFileSync(f, JSON.stringify({ ...record, version: 3 }));
+    expect(() => readDeployment(f)).toThrow(/expected version 2/);
+  });
+});
