@@ -33,6 +33,10 @@ const COMMANDS: Record<string, Entry> = {
     summary: "show a session: on-chain commitments against the local store",
     load: async () => (await import("./session.js")).sessionCommand,
   },
+  receipt: {
+    summary: "check | post a receipt the provider signed",
+    load: async () => (await import("./receipt.js")).receiptCommand,
+  },
   claim: {
     summary: "file | status | default | withdraw a claim",
     load: async () => (await import("./claim.js")).claimCommand,

@@ -71,6 +71,18 @@ and what the local trace store holds for it: the record count and, for each on-c
 whether the stored records reproduce its root (they must, for a claim on it to be provable).
 
 ${CHAIN_FLAGS_HELP}`,
+  receipt: `usage: vai receipt check|post <receipt.json>
+
+A receipt is the provider's signature over the chain head of a session's first n records
+(session.receipt(), docs/PROTOCOL.md "Receipts"), as JSON: {sessionId, n, root, chainId, escrow,
+signature}.
+  vai receipt check <receipt.json>   checks it as the escrow will (signer = the session's provider,
+                                     this chain, this escrow) and says whether the session closed short
+  vai receipt post <receipt.json>    posts it, as the session's user (default --as user): it folds
+                                     into the session's checkpoints; one closing short of it can no
+                                     longer be proven, so claims on it default to the user
+
+${CHAIN_FLAGS_HELP}`,
   claim: `usage: vai claim file|status|default …
 
   vai claim file <sessionId> --promise <promiseId> --bond <eth>

@@ -12,6 +12,7 @@ import {
   type Receipt,
 } from "../core/receipt.js";
 import { sessionIdProvider } from "./escrow-deploy.js";
+import { InputError } from "../core/errors.js";
 import type { Wallet } from "./network.js";
 
 /** Which escrow a receipt is for: its chain and address, the EIP-712 domain's chainId and verifyingContract. */
@@ -100,4 +101,42 @@ export async function verifyReceipt(
       message: `signed by ${signer}, not by the session's provider ${provider}`,
     };
   return { ok: true, signer };
+}
+
+/** A signed receipt as JSON text: what a provider hands over and `vai receipt` reads (root as 0x-hex). */
+export function receiptToJson(r: SignedReceipt): string {
+  const { sessionId, n, root, chainId, escrow, signature } = r;
+  return JSON.stringify({ sessionId, n, root: `0x${root.toString(16)}`, chainId, escrow, signature });
+}
+
+/** The receipt in `text` (receiptToJson's form), or an InputError naming what is wrong. */
+export function parseReceiptJson(text: string): SignedReceipt {
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(text) as Record<string, unknown>;
+  } catch (e) {
+    throw new InputError(`a receipt must be JSON: ${(e as Error).message}`);
+  }
+  if (typeof raw !== "object" || raw === null) throw new InputError("a receipt must be a JSON object");
+  const field = <T>(k: string, ok: (v: unknown) => v is T, what: string): T => {
+    if (!ok(raw[k])) throw new InputError(`receipt.${k} must be ${what}`);
+    return raw[k];
+  };
+  const isHexString = (v: unknown): v is Hex => typeof v === "string" && /^0x[0-9a-fA-F]*$/.test(v);
+  const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
+  const root = field(
+    "root",
+    (v): v is string => typeof v === "string" && /^(0x[0-9a-fA-F]+|\d+)$/.test(v),
+    "a 0x-hex or decimal string",
+  );
+  const receipt = {
+    sessionId: field("sessionId", isHexString, "0x-hex"),
+    n: field("n", isInt, "an integer"),
+    root: BigInt(root),
+    chainId: field("chainId", isInt, "an integer"),
+    escrow: field("escrow", (v): v is Address => isHexString(v) && v.length === 42, "an address"),
+    signature: field("signature", isHexString, "0x-hex"),
+  };
+  checkReceipt(receipt);
+  return receipt;
 }

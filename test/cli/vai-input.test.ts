@@ -40,7 +40,7 @@ afterAll(async () => {
 describe("vai --help", () => {
   it("prints every command's usage and exits 0, as a child process", async () => {
     const commands = ["setup", "demo", "node", "deploy", "promise", "session", "claim", "prove"];
-    commands.push("watch", "verify", "check", "ceremony");
+    commands.push("watch", "verify", "check", "ceremony", "receipt");
     const forms = [[], ...commands.map((c) => [c])];
     const runs = await pooled(forms.map((f) => () => vai([...f, "--help"], env)));
     runs.forEach((r, i) => {
@@ -57,6 +57,7 @@ describe("vai --help", () => {
       ...["register", "fund", "retire", "show"].map((s) => ["promise", s]),
       ["session", "show"],
       ...["file", "status", "default"].map((s) => ["claim", s]),
+      ...["check", "post"].map((s) => ["receipt", s]),
     ];
     for (const f of forms) {
       const r = await vaiInProcess([...f, "--help"], env);
