@@ -11,8 +11,8 @@ import {EscrowBase} from "./EscrowBase.sol";
 /// Poseidon and the verifiers are STATICCALLed. Types, storage, events, errors and views: EscrowBase.sol.
 /// The full state machine and settlement table: docs/PROTOCOL.md, "Escrow state machine".
 contract Escrow is EscrowBase {
-    constructor(address poseidon3, uint32 checkpointInterval, VerifierEntry[] memory registry)
-        EscrowBase(poseidon3, checkpointInterval, registry)
+    constructor(address poseidon3, uint32 checkpointInterval, uint32 receiptWindow, VerifierEntry[] memory registry)
+        EscrowBase(poseidon3, checkpointInterval, receiptWindow, registry)
     {}
 
     // ---------------------------------------------------------------- promises
@@ -128,26 +128,26 @@ contract Escrow is EscrowBase {
 
     /// @notice The session's user posts a receipt: the provider's EIP-712 signature (RECEIPT_TYPEHASH under
     /// DOMAIN_SEPARATOR) over (sessionId, n, root), its chain head after n records. It folds into acc as a checkpoint
-    /// does, acc = Poseidon(acc, n, root), so a provider that signed n records can no longer commit to fewer and
-    /// prove it. At any time, claims open or not:
-    ///  - before close, when a checkpoint's rules hold (n > lastN, the budget): a checkpoint the user posts, with its
-    ///    effects; closeSession then refuses any final n below it (FinalBelowCheckpoint). spare = false;
-    ///  - otherwise (before close with a rule failing, or any time after close): the session's one spare entry, the
-    ///    slot checkpointSlots reserves, with any n >= 1 and neither ordering nor budget. Before close an n above
-    ///    lastN raises lastN, so closing below it is refused too; after close an n above finalN leaves acc with an
-    ///    entry no proof over finalN records can match, and one for another history (n <= lastN) with a head no
-    ///    proof over the final trace can match either: the claim defaults and pays. spare = true. Once it is spent,
-    ///    a receipt that fails the rules reverts with the rule's error before close, SpareReceiptUsed after.
-    /// Why the spare, and why not frozen by a claim: a user may file a claim while the session is open, and the
-    /// provider may then close short of a receipt it signed. The user may have been unable to post that receipt
-    /// before close: its n at or below lastN, when the provider's own checkpoints went past it over a different
-    /// history (equivocation), or beyond the budget, when the provider's time-triggered checkpoints spent it. Were
-    /// acc frozen once a claim is filed, that receipt would be lost and the truncation it proves would go unpunished.
-    /// The cost: a spare posted while a claim is open changes acc, so a proof built before it fails (InvalidProof)
-    /// and the provider must prove again from the new acc. That happens at most once per session (one spare), the
-    /// proof window is PROOF_WINDOW (3 days), and the provider's watcher re-proves from fresh chain state.
-    /// @param v 27 or 28; (r, s) with s in the lower half of the curve order, as every standard signer produces.
-    function postReceipt(bytes32 sessionId, uint32 n, uint256 root, uint8 v, bytes32 r, bytes32 s) external {
+    /// does, acc = Poseidon(acc, n, root), so a provider that signed n records can no longer commit to fewer or to
+    /// another history and prove it. The caller says which of two kinds it posts:
+    ///  - spare = false: before close only, with a checkpoint's rules (n > lastN, the budget) and effects;
+    ///    closeSession then refuses any final n below it (FinalBelowCheckpoint). A rule that fails reverts with its
+    ///    own error, and nothing is spent;
+    ///  - spare = true: the session's one spare entry, the slot checkpointSlots reserves, at any time, claims open or
+    ///    not, with any n >= 1 and neither ordering nor budget. Before close an n above lastN raises lastN; after
+    ///    close an n above finalN leaves acc with an entry no proof over finalN records can match, and a head of
+    ///    another history matches no row of the final trace either: claims default and pay.
+    /// The kind is the caller's, never inferred: were a receipt that fails the rules taken as the spare, a provider
+    /// could spend the user's spare by front-running its receipt with a checkpoint, and then close short or commit
+    /// another history with nothing left to show it. A user's best move is one spare after close, for its
+    /// highest n: it shows truncation (n > finalN) and rewriting (its head is no row of the final trace) alike, and
+    /// settle() waits RECEIPT_WINDOW after close for it, so the provider cannot close and settle in one block.
+    /// The cost to an honest provider: a spare posted while a claim is open changes acc, so a proof built before it
+    /// fails (InvalidProof) and is built again, at most once per session (one spare).
+    /// @param v 27 or 28; (r, s) with s in the lower half of the curve order (sdk/core/receipt.ts normalises).
+    function postReceipt(bytes32 sessionId, uint32 n, uint256 root, bool spare, uint8 v, bytes32 r, bytes32 s)
+        external
+    {
         _field(root);
         Session storage sess = _session(sessionId);
         if (msg.sender != sess.user) revert NotUser();
@@ -155,16 +155,14 @@ contract Escrow is EscrowBase {
         bool closed = word & CLOSED != 0;
         uint32 lastN = sess.lastN;
         uint32 count = sess.checkpointCount;
-        bool spare = closed || !_followsRules(n, lastN, count);
         uint8 flags;
         if (spare) {
             flags = sess.flags;
-            if (flags & SPARE_RECEIPT != 0) {
-                if (closed) revert SpareReceiptUsed(sessionId);
-                // Before close it is a checkpoint that fails the rules: it reverts with the rule's own error.
-                _requireRules(n, lastN, count);
-            }
+            if (flags & SPARE_RECEIPT != 0) revert SpareReceiptUsed(sessionId);
             if (n == 0) revert EmptyReceipt();
+        } else {
+            if (closed) revert AlreadyClosed(sessionId);
+            _requireRules(n, lastN, count);
         }
         // The signer must be the provider stored at openSession: never an address from the caller.
         if (_recover(receiptDigest(sessionId, n, root), v, r, s) != sess.provider) revert BadReceiptSignature();
@@ -257,6 +255,11 @@ contract Escrow is EscrowBase {
         uint256 promiseId = c.promiseId;
         Session storage s = _sessions[sessionId];
         PromiseState storage p = _promises[promiseId];
+        // The user's last word first: a receipt posted within RECEIPT_WINDOW of close still binds the proof.
+        uint256 closedAt = s.closedAt;
+        if (closedAt == 0) revert SessionNotClosed(sessionId);
+        uint256 opensAt = closedAt + RECEIPT_WINDOW;
+        if (block.timestamp < opensAt) revert ReceiptWindowOpen(opensAt);
 
         _checkProof(sessionId, promiseId, s, p, proof, violated);
 

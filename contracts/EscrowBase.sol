@@ -42,6 +42,11 @@ abstract contract EscrowBase {
     /// the records, so there is no cap to exhaust, and nobody can spend slots ahead of records a circuit would have
     /// to hold.
     uint32 public immutable CHECKPOINT_INTERVAL;
+    /// Seconds after close before any claim on the session can be settled: the user's time to post its spare
+    /// receipt (postReceipt) against a close it was not warned of. Without it a provider could close short of a
+    /// receipt it signed and settle in the same block. Claims filed before close lose this much of their
+    /// PROOF_WINDOW, so an honest provider closes promptly; `vai deploy` sets 1 hour.
+    uint32 public immutable RECEIPT_WINDOW;
 
     // ---------------------------------------------------------------- EIP-712 receipts
 
@@ -277,6 +282,7 @@ abstract contract EscrowBase {
     error BadReceiptSignature();
     error EmptyReceipt();
     error SpareReceiptUsed(bytes32 sessionId);
+    error ReceiptWindowOpen(uint256 opensAt);
     // claims
     error ProviderMismatch();
     error NotCovered();
@@ -301,18 +307,20 @@ abstract contract EscrowBase {
     uint256 internal constant POSEIDON3_OF_1_2_3 = 0x0e7732d89e6939c0ff03d5e58dab6302f3230e269dc5b968f725df34ab36d732;
 
     /// @param checkpointInterval the budget's step (CHECKPOINT_INTERVAL), > 0.
+    /// @param receiptWindow RECEIPT_WINDOW, in seconds, below PROOF_WINDOW (0 only for development chains).
     /// @param registry every verifier this escrow will ever call, grouped by predicate in ascending capacity; each
     /// circuit of capacity N folds exactly checkpointSlots(N) entries, the most a session it can hold reaches under
     /// the budget. Who deploys the escrow vouches for this list; anyone can check each address's code against the
     /// manifest (`vai promise check`, `vai verify`).
-    constructor(address poseidon3, uint32 checkpointInterval, VerifierEntry[] memory registry) {
-        if (poseidon3.code.length == 0 || checkpointInterval == 0) revert InvalidConfig();
+    constructor(address poseidon3, uint32 checkpointInterval, uint32 receiptWindow, VerifierEntry[] memory registry) {
+        if (poseidon3.code.length == 0 || checkpointInterval == 0 || receiptWindow >= PROOF_WINDOW) revert InvalidConfig();
         // A known-answer call refuses a Poseidon that is not one (one returning 0 would make every checkpoint
         // list fold to the same accumulator). It cannot prove the contract right on every input: `vai verify`
         // also compares its code with contracts/PoseidonT4.sol as built.
         if (IPoseidon3(poseidon3).poseidon([uint256(1), 2, 3]) != POSEIDON3_OF_1_2_3) revert InvalidConfig();
         POSEIDON3 = IPoseidon3(poseidon3);
         CHECKPOINT_INTERVAL = checkpointInterval;
+        RECEIPT_WINDOW = receiptWindow;
         _CACHED_CHAIN_ID = block.chainid;
         _CACHED_DOMAIN_SEPARATOR = _buildDomainSeparator();
         for (uint256 i; i < registry.length; ++i) {
@@ -464,6 +472,13 @@ abstract contract EscrowBase {
     function publicInputsOf(uint256 claimId, bool violated) external view returns (uint256[6] memory inputs) {
         Claim storage c = _claim(claimId);
         (inputs, ) = _publicInputs(c.sessionId, c.promiseId, _sessions[c.sessionId], _promises[c.promiseId], violated);
+    }
+
+    /// @notice The first second settle() takes a proof for a claim on this session: closedAt + RECEIPT_WINDOW.
+    function settleOpensAt(bytes32 sessionId) external view returns (uint256) {
+        Session storage s = _session(sessionId);
+        if (s.accWord & CLOSED == 0) revert SessionNotClosed(sessionId);
+        return uint256(s.closedAt) + RECEIPT_WINDOW;
     }
 
     /// @notice The verifier (and its capacity) settle() would call for this claim.

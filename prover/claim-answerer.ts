@@ -12,6 +12,7 @@ import {
   ClaimNotOpenError,
   prepareClaim,
   proveClaim,
+  ReceiptWindowOpenError,
   SessionNotClosedError,
   TraceMismatchError,
 } from "./claims.js";
@@ -82,7 +83,8 @@ export class ClaimAnswerer {
   /** Protocol refusals and the claim's own state are answers; anything else is retried later. */
   private classify(e: unknown): Outcome {
     if (e instanceof ClaimNotOpenError) return { kind: "resolved", status: e.status };
-    if (e instanceof SessionNotClosedError) return { kind: "deferred", reason: e.message };
+    if (e instanceof SessionNotClosedError || e instanceof ReceiptWindowOpenError)
+      return { kind: "deferred", reason: e.message };
     if (e instanceof TraceMismatchError || e instanceof ProofError || e instanceof Refusal)
       return { kind: "refused", reason: e.message };
     // Missing θ, predicate mismatch, no circuit large enough, a proof that does not verify.

@@ -50,6 +50,23 @@ export class SessionNotClosedError extends ClaimError {
   }
 }
 
+/**
+ * The session closed less than RECEIPT_WINDOW ago: the escrow takes no proof yet (ReceiptWindowOpen), and a
+ * receipt the user may still post would change what the proof must honour. Prove once `opensAt` has passed.
+ */
+export class ReceiptWindowOpenError extends ClaimError {
+  static override readonly code: string = "RECEIPT_WINDOW_OPEN";
+  override name = "ReceiptWindowOpenError";
+  constructor(
+    readonly sessionId: Hex,
+    readonly opensAt: bigint,
+  ) {
+    super(
+      `session ${sessionId} closed less than the escrow's receipt window ago; settle opens at ${new Date(Number(opensAt) * 1000).toISOString()}`,
+    );
+  }
+}
+
 /** A claim proven and checked, not yet sent: what a dry run reports. */
 export interface ProvenClaim {
   claimId: bigint;
@@ -81,6 +98,11 @@ export async function prepareClaim(store: TraceStore, escrow: EscrowClient, clai
   const { sessionId, promiseId } = claim;
   const onChain = await escrow.session(sessionId);
   if (!onChain.closed) throw new SessionNotClosedError(sessionId);
+  const [opensAt, latest] = await Promise.all([
+    escrow.settleOpensAt(sessionId),
+    escrow.chain.publicClient.getBlock(),
+  ]);
+  if (latest.timestamp < opensAt) throw new ReceiptWindowOpenError(sessionId, opensAt);
 
   const stored = store.session(sessionId);
   if (!stored) throw new TraceMismatchError(`session ${sessionId} is not in the trace store`);

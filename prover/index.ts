@@ -9,6 +9,7 @@ export {
   pickCircuit,
   prepareClaim,
   proveClaim,
+  ReceiptWindowOpenError,
   SessionNotClosedError,
   TraceMismatchError,
   type ClaimAnswer,

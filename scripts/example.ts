@@ -18,6 +18,9 @@ import { releaseProver } from "../prover/prove.js";
 import { EXAMPLE_ALLOWLIST, EXAMPLE_PROFILE, FRAMEWORKS, type Framework } from "../examples/agent.js";
 import { AGENTS } from "../examples/index.js";
 
+/** An in-process development chain: claims settle right after close (production waits RECEIPT_WINDOW, `vai deploy`). */
+const DEV = { receiptWindow: 0 };
+
 const BOND = parseEther("0.1");
 const say = (s = "") => console.log(s);
 
@@ -37,7 +40,7 @@ async function main(): Promise<number> {
   const user = userWallet.account.address;
   const store = TraceStore.open(join(mkdtempSync(join(tmpdir(), "zkvai-example-")), "store.sqlite"));
   try {
-    const { escrow, record } = await deployZkVai(chain, providerWallet);
+    const { escrow, record } = await deployZkVai(chain, providerWallet, DEV);
     const asUser = escrow.as(userWallet);
     const theta = { outboundTools: ["send_email"], allowlist: EXAMPLE_ALLOWLIST };
     const { promiseId } = await registerPromise(record, escrow, store, {

@@ -26,6 +26,9 @@ import { CHECKPOINT_INTERVAL, checkpointSlots } from "../sdk/core/checkpoints.js
 import { signReceipt } from "../sdk/chain/receipts.js";
 import type { EncodingProfile } from "../sdk/core/profile.js";
 
+/** An in-process development chain: claims settle right after close (production waits RECEIPT_WINDOW, `vai deploy`). */
+const DEV = { receiptWindow: 0 };
+
 const PAYOUT = parseEther("1");
 const BOND = parseEther("0.1");
 const DAY = 24 * 3600;
@@ -99,6 +102,7 @@ async function mockRows(chain: DevChainHandle) {
   const deployed = await deployEscrow(chain, provider, {
     poseidon3: generated.address,
     checkpointInterval: CHECKPOINT_INTERVAL,
+    ...DEV,
     registry,
   });
   row("deploy Escrow", deployed.gasUsed, "constructor, a registry of 2 verifiers");
@@ -126,9 +130,9 @@ async function mockRows(chain: DevChainHandle) {
   row("checkpoint", c2.gasUsed, "later ones (target ≤ 80k)");
   // Receipts: the provider signs, the user posts (the EIP-712 check, then the same fold as a checkpoint).
   const target = { chainId: chain.chainId, escrow: escrow.address };
-  const receipt = async (s: Hex, n: number, root: bigint) => {
+  const receipt = async (s: Hex, n: number, root: bigint, spare = false) => {
     const r = { sessionId: s, n, root };
-    return (await asUser.postReceipt(r, await signReceipt(provider, target, r))).gasUsed;
+    return (await asUser.postReceipt(r, await signReceipt(provider, target, r), { spare })).gasUsed;
   };
   row(
     "postReceipt",
@@ -138,7 +142,7 @@ async function mockRows(chain: DevChainHandle) {
   row("closeSession", (await escrow.closeSession(a.s, 29, R - 7n)).gasUsed);
   row(
     "postReceipt",
-    await receipt(a.s, 30, R - 10n),
+    await receipt(a.s, 30, R - 10n, true),
     "after close: the user's one spare receipt (target ≤ 80k)",
   );
   const early = await open("spare-before-close");
@@ -146,7 +150,7 @@ async function mockRows(chain: DevChainHandle) {
   await escrow.checkpoint(early.s, 14, R - 6n);
   row(
     "postReceipt",
-    await receipt(early.s, 9, R - 12n),
+    await receipt(early.s, 9, R - 12n, true),
     "before close, outside the rules (n ≤ lastN): the spare (target ≤ 80k)",
   );
   const fresh = await open("receipt-first");
@@ -197,7 +201,7 @@ async function realRows(chain: DevChainHandle) {
   const { Session } = await import("../sdk/session.js");
   const { TraceStore } = await import("../sdk/store.js");
   const [provider, user] = chain.wallets;
-  const deployment = await deployZkVai(chain, provider);
+  const deployment = await deployZkVai(chain, provider, DEV);
   const escrow = deployment.escrow;
   const store = TraceStore.open(join(mkdtempSync(join(tmpdir(), "zkvai-gas-")), "store.sqlite"));
   const profile: EncodingProfile = { version: 1, tools: { read: {}, send_email: { target: "to" } } };

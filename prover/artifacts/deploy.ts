@@ -6,7 +6,11 @@ import { type ChainHandle, type Wallet } from "../../sdk/chain/network.js";
 import type { DeployedVerifier, Deployment } from "../../sdk/chain/deployment.js";
 import { predicateById } from "../../sdk/core/predicates/index.js";
 import { capacityOfDepth } from "../../sdk/core/claim.js";
-import { CHECKPOINT_INTERVAL, checkpointSlots } from "../../sdk/core/checkpoints.js";
+import {
+  CHECKPOINT_INTERVAL,
+  checkpointSlots,
+  DEFAULT_RECEIPT_WINDOW_S,
+} from "../../sdk/core/checkpoints.js";
 import { loadManifest, manifestSha256 } from "./manifest.js";
 
 /** What deploying returns: a client for the new escrow, the deployment's record, and what each step cost. */
@@ -24,12 +28,14 @@ export interface ZkVaiDeployment {
 export async function deployZkVai(
   chain: ChainHandle,
   deployer: Wallet,
-  opts: { rpcUrl?: string; checkpointInterval?: number } = {},
+  opts: { rpcUrl?: string; checkpointInterval?: number; receiptWindow?: number } = {},
 ): Promise<ZkVaiDeployment> {
   const manifest = loadManifest();
   const circuits = Object.entries(manifest.circuits);
   if (!circuits.length) throw new Error("the manifest lists no circuits; run `npm run setup`");
   const checkpointInterval = opts.checkpointInterval ?? CHECKPOINT_INTERVAL;
+  // In-process test chains pass 0 to settle right after close; everything else waits for the user's receipt.
+  const receiptWindow = opts.receiptWindow ?? DEFAULT_RECEIPT_WINDOW_S;
   // Each circuit must fold exactly the entries the budget lets a session of its capacity reach, or the escrow's
   // constructor reverts (CheckpointsMismatch). Checked here first, so a stale build spends no gas.
   const planned = circuits.map(([name, c]) => {
@@ -66,6 +72,7 @@ export async function deployZkVai(
   const escrow = await deployEscrow(chain, deployer, {
     poseidon3: poseidon.address,
     checkpointInterval,
+    receiptWindow,
     registry,
   });
   const startBlock = await chain.publicClient.getBlockNumber();
@@ -77,6 +84,7 @@ export async function deployZkVai(
     fromBlock: Number(startBlock),
     poseidon3: poseidon.address,
     checkpointInterval,
+    receiptWindow,
     verifiers,
     manifestSha256: manifestSha256(),
     deployer: deployer.account.address,

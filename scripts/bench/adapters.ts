@@ -24,6 +24,9 @@ import { EXAMPLE_ALLOWLIST, EXAMPLE_PROFILE, FRAMEWORKS, type Framework } from "
 import { AGENTS } from "../../examples/index.js";
 import { benchMachine } from "./machine.js";
 
+/** An in-process development chain: claims settle right after close (production waits RECEIPT_WINDOW, `vai deploy`). */
+const DEV = { receiptWindow: 0 };
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -122,7 +125,7 @@ async function main(): Promise<void> {
   const store = TraceStore.open(
     path.join(mkdtempSync(path.join(tmpdir(), "zkvai-adapter-bench-")), "store.sqlite"),
   );
-  const { escrow, record } = await deployZkVai(chain, providerWallet);
+  const { escrow, record } = await deployZkVai(chain, providerWallet, DEV);
   const theta = { outboundTools: ["send_email"], allowlist: EXAMPLE_ALLOWLIST };
   await registerPromise(record, escrow, store, {
     predicate: "AAP-4",

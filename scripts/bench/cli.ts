@@ -229,11 +229,18 @@ export async function runBench(argv: string[]): Promise<number> {
     )
     .filter((c) => !o.circuits || o.circuits.includes(c.name))
     .sort((a, b) => a.capacity - b.capacity || a.predicate.localeCompare(b.predicate));
+  // The checkpoint lookup compiles in seconds: counted at every proven depth too, so each proven row's
+  // per-checkpoint figure is its own. The whole commitment only at the listed depths.
+  const provenDepths = circuits.map((c) => Math.log2(c.capacity));
+  const checkpointPlan = (depths: number[]) => ({
+    checkpointDepths: [...new Set([...depths, ...provenDepths])].sort((a, b) => a - b),
+    commitmentDepths: depths,
+  });
   const plan: CompilePlan = o.quick
-    ? { depths: [], checkpointDepths: [3], extrapolate: [], budgetSeconds: 0, maxCompileSeconds: 0 }
+    ? { depths: [], ...checkpointPlan([3]), extrapolate: [], budgetSeconds: 0, maxCompileSeconds: 0 }
     : {
         depths: o.compile ? [5, 6, 7, 8, 10] : [],
-        checkpointDepths: o.compile ? [3, 4, 6, 7, 8, 10] : [3, 4],
+        ...checkpointPlan(o.compile ? [3, 4, 6, 7, 8, 10] : [3, 4]),
         extrapolate: [256, 1024],
         budgetSeconds: Number(process.env.BENCH_COMPILE_BUDGET_S ?? 900),
         maxCompileSeconds: 360,
@@ -302,7 +309,7 @@ export async function runBench(argv: string[]): Promise<number> {
     // Counts of the built circuits need no compile; the compile-only ones come after the proofs, so a
     // long compile never delays the measurements.
     let counts = await progress.step("constraint counts of the built circuits", (h) =>
-      constraintReport(o.predicates, { ...plan, depths: [], checkpointDepths: [3, 4] }, (m) => h.note(m)),
+      constraintReport(o.predicates, { ...plan, depths: [], ...checkpointPlan([3, 4]) }, (m) => h.note(m)),
     );
     const b = await progress.step(
       `deploy escrow and ${Object.keys(manifest.circuits).length} verifiers`,

@@ -47,8 +47,10 @@ export interface CheckpointPart {
 export interface CompilePlan {
   /** Depths to compile per predicate when no built circuit has them. */
   depths: number[];
-  /** Depths whose checkpoint lookup (and, within the budget, whole commitment) is compiled. */
+  /** Depths whose checkpoint lookup is compiled (seconds each). */
   checkpointDepths: number[];
+  /** Of those, the depths whose whole commitment is compiled too, within the budget (default: all). */
+  commitmentDepths?: number[];
   /** Capacities to extrapolate to. */
   extrapolate: number[];
   /** Stop compiling once this much time went into compiles (seconds). */
@@ -127,6 +129,7 @@ export async function constraintReport(
       table: atK.constraints - K * entry,
     };
     // The whole commitment (leaves and tree too) is a far longer compile: only within the budget.
+    if (plan.commitmentDepths && !plan.commitmentDepths.includes(depth)) continue;
     const whole = await commitmentCount(depth, K, undefined, overBudget() && depth > 4);
     if (!whole) {
       skipped.push(`trace commitment at depth ${depth}: not compiled (compile budget spent)`);

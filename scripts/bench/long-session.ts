@@ -52,7 +52,7 @@ try {
   const chain = await devRpcChain(node.url);
   const [providerWallet, userWallet] = chain.wallets;
   const store = TraceStore.open(path.join(mkdtempSync(path.join(tmpdir(), "zkvai-long-")), "store.sqlite"));
-  const { escrow, record } = await deployZkVai(chain, providerWallet, { rpcUrl: node.url });
+  const { escrow, record } = await deployZkVai(chain, providerWallet, { rpcUrl: node.url, receiptWindow: 0 });
   const theta = { outboundTools: ["send_email"], allowlist: EXAMPLE_ALLOWLIST };
   const { promiseId } = await registerPromise(record, escrow, store, {
     predicate: "AAP-4",
@@ -61,7 +61,15 @@ try {
     payout: parseEther("1"),
     reserve: parseEther("1"),
   });
+  // The session's log, each entry stamped with when it was written (a checkpoint's landing time).
   const log = memoryLogger();
+  const stamps: number[] = [];
+  const logger = {
+    log: (...args: Parameters<typeof log.log>) => {
+      stamps.push(performance.now());
+      log.log(...args);
+    },
+  };
   const sessionId = scopedSessionId(providerWallet.account.address, `long:${records}:${pace}:${Date.now()}`);
   const session = await Session.open({
     store,
@@ -70,8 +78,9 @@ try {
     user: userWallet.account.address,
     profile: EXAMPLE_PROFILE,
     promises: [{ predicate: "AAP-4", theta }],
-    log,
+    log: logger,
   });
+  const ackedAt: number[] = [];
 
   const t0 = performance.now();
   for (let i = 0; i < records; i++) {
@@ -80,20 +89,27 @@ try {
       const to = i + 100 >= records ? "eve@evil.example" : EXAMPLE_ALLOWLIST[0]!;
       await session.call("send_email", { to }, async () => "sent");
     } else await session.call("read_inbox", {}, async () => `${i} messages`);
+    ackedAt.push(performance.now());
     if (pace === "chain") await session.flush();
   }
   const recordSeconds = (performance.now() - t0) / 1000;
   await session.flush();
   const closed = await session.close();
 
-  const confirmed = log.entries.filter((e) => e.event === "checkpoint.confirmed" && !e.fields.reconciled);
-  const landed = confirmed.map((e) => ({ n: Number(e.fields.n), gas: Number(e.fields.gasUsed) }));
+  const landed = log.entries.flatMap((e, k) =>
+    e.event === "checkpoint.confirmed" && !e.fields.reconciled
+      ? [{ n: Number(e.fields.n), gas: Number(e.fields.gasUsed), at: stamps[k]! }]
+      : [],
+  );
   const onChain = await escrow.checkpointsOf(sessionId);
   // Exposure: for record i (1-based count i+1), the first checkpoint with n >= i+1.
+  // and how long after the record was acknowledged that checkpoint landed.
   const exposureRecords: number[] = [];
+  const exposureMs: number[] = [];
   for (let i = 0; i < records; i++) {
     const first = landed.find((c) => c.n >= i + 1);
     exposureRecords.push(first ? first.n - (i + 1) : closed.finalN - (i + 1));
+    if (first) exposureMs.push(first.at - ackedAt[i]!);
   }
   const gas = landed.map((c) => c.gas);
   const result: Record<string, unknown> = {
@@ -112,6 +128,12 @@ try {
       p99: percentile(exposureRecords, 0.99),
       max: Math.max(...exposureRecords),
     },
+    exposureMs: {
+      p50: +percentile(exposureMs, 0.5).toFixed(1),
+      p99: +percentile(exposureMs, 0.99).toFixed(1),
+      max: +Math.max(...exposureMs).toFixed(1),
+    },
+    recordsAnchoredOnlyByClose: exposureRecords.length - exposureMs.length,
     closeGas: Number(closed.gasUsed),
   };
   console.log(JSON.stringify(result, null, 2));

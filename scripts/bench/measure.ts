@@ -25,6 +25,9 @@ import type { ProveMeasurement, ProveRequest } from "./prove-child.js";
 import { spread } from "./analysis.js";
 import { benchTraces, policyCheckpoints, recordMix } from "./traces.js";
 
+/** An in-process development chain: claims settle right after close (production waits RECEIPT_WINDOW, `vai deploy`). */
+const DEV = { receiptWindow: 0 };
+
 const run = promisify(execFile);
 const PAYOUT = parseEther("1");
 const BOND = parseEther("0.01");
@@ -84,7 +87,7 @@ export interface BenchChain {
 export async function benchChain(): Promise<BenchChain> {
   const chain = await embeddedChain();
   const [provider, user] = chain.wallets;
-  const deployment = await deployZkVai(chain, provider);
+  const deployment = await deployZkVai(chain, provider, DEV);
   const dir = mkdtempSync(path.join(os.tmpdir(), "zkvai-bench-"));
   return {
     chain,

@@ -19,6 +19,7 @@ import { loadConfig, rpcUrlFor } from "./config.js";
 import { abortOnSignals, openChain, walletFor } from "./connect.js";
 import { writeDeployment, type Deployment } from "../../sdk/chain/deployment.js";
 import { deployZkVai } from "../../prover/artifacts/deploy.js";
+import { DEFAULT_RECEIPT_WINDOW_S } from "../../sdk/core/checkpoints.js";
 
 export const nodeCommand: Command = {
   usage: USAGE.node,
@@ -30,7 +31,9 @@ export const nodeCommand: Command = {
         config: CHAIN_OPTIONS.config,
         json: CHAIN_OPTIONS.json,
         verbose: { type: "boolean", default: false },
+        "receipt-window": { type: "string", default: String(DEFAULT_RECEIPT_WINDOW_S) },
       });
+      const receiptWindow = parseInteger(values["receipt-window"]!, "--receipt-window", 0, 3 * 86_400 - 1);
       const port = parseInteger(values.port!, "--port", 1, 65535);
       const config = loadConfig({ deployment: values.deployment, config: values.config });
       loadManifest();
@@ -48,7 +51,7 @@ export const nodeCommand: Command = {
       try {
         const chain = await openChain(node.url);
         const { record: file } = await progress.step("deploy Poseidon, verifiers and escrow", () =>
-          deployZkVai(chain, chain.wallets[0], { rpcUrl: node.url }),
+          deployZkVai(chain, chain.wallets[0], { rpcUrl: node.url, receiptWindow }),
         );
         writeDeployment(config.deployment, file);
         output(values.json, { ...file, deploymentFile: config.deployment }, () => [
@@ -77,7 +80,9 @@ export const deployCommand: Command = {
         config: CHAIN_OPTIONS.config,
         json: CHAIN_OPTIONS.json,
         force: { type: "boolean", default: false },
+        "receipt-window": { type: "string", default: String(DEFAULT_RECEIPT_WINDOW_S) },
       });
+      const receiptWindow = parseInteger(values["receipt-window"]!, "--receipt-window", 0, 3 * 86_400 - 1);
       const config = loadConfig(values);
       if (existsSync(config.deployment) && !values.force)
         throw new InputError(`deployment file ${config.deployment} exists; pass --force to replace it`);
@@ -91,7 +96,7 @@ export const deployCommand: Command = {
       const progress = new Progress({ total: 1 });
       const { record: file } = await progress.step(
         `deploy onto chain ${chain.chainId} from ${wallet.account.address} (${formatEther(balance)} ETH)`,
-        () => deployZkVai(chain, wallet, { rpcUrl }),
+        () => deployZkVai(chain, wallet, { rpcUrl, receiptWindow }),
       );
       writeDeployment(config.deployment, file);
       output(values.json, { ...file, deploymentFile: config.deployment }, () =>
@@ -103,7 +108,7 @@ export const deployCommand: Command = {
 function describeDeployment(d: Deployment, path: string): string[] {
   return [
     `chain ${d.chainId} at ${d.rpcUrl}`,
-    `escrow     ${d.escrow} (from block ${d.fromBlock}, a checkpoint per ${d.checkpointInterval} records a session)`,
+    `escrow     ${d.escrow} (from block ${d.fromBlock}, a checkpoint per ${d.checkpointInterval} records a session, settle ${d.receiptWindow} s after close)`,
     `poseidon3  ${d.poseidon3}`,
     ...d.verifiers.map(
       (v) => `verifier   ${v.address}  ${v.circuit} (${v.predicate}, ≤ ${v.capacity} records)`,

@@ -35,7 +35,11 @@ function readReceipt(file: string | undefined) {
 
 /** The receipt checked as postReceipt will check it, and against the escrow the command connects to. */
 async function checked(argv: string[], wallet: boolean) {
-  const { values, positionals } = parseCommand(argv, CHAIN_OPTIONS, ["receipt.json"]);
+  const { values, positionals } = parseCommand(
+    argv,
+    { ...CHAIN_OPTIONS, spare: { type: "boolean", default: false } },
+    ["receipt.json"],
+  );
   const receipt = readReceipt(positionals[0]);
   const { escrow } = await connect(values, { role: parseRole(values.as, "user"), wallet });
   if (
@@ -73,8 +77,13 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
     );
   },
   async post(argv) {
-    const { values, receipt, escrow } = await checked(argv, true);
-    const tx = await escrow.postReceipt(receipt, receipt.signature);
+    const { values, receipt, escrow, session } = await checked(argv, true);
+    // After close only the spare can be posted; before close it is spent only when asked (--spare), since
+    // the one spare is the user's answer to a short close or a rewritten history.
+    const spare = session.closed || values.spare === true;
+    if (spare && session.spareReceiptUsed)
+      throw new InputError(`session ${receipt.sessionId} has already used its one spare receipt`);
+    const tx = await escrow.postReceipt(receipt, receipt.signature, { spare });
     output(values.json, { ...tx, root: `0x${tx.root.toString(16)}`, acc: `0x${tx.acc.toString(16)}` }, () => [
       `receipt for ${tx.n} records folded into session ${receipt.sessionId}${tx.spare ? " as its spare entry" : ""}; tx ${tx.txHash}`,
     ]);

@@ -36,6 +36,8 @@ first account, writes the deployment file (default .vai/deployment.json, or VAI_
 stays up until Ctrl-C / SIGTERM, which stops the node. The chain lives in memory only.
   --port <n>     JSON-RPC port on 127.0.0.1 (default 8545)
   --verbose      print the node's own log (every request) on stderr
+  --receipt-window <s>   seconds settle waits after a session's close, for the user's receipt
+                         (default 3600; 0 settles at once, for tests only)
 exit codes: 0 stopped by a signal, 1 the node or the deployment failed, 2 bad input`,
   deploy: `usage: vai deploy [--rpc-url <url>] [--deployment <file>] [--force]
 
@@ -43,6 +45,8 @@ Deploys zkVAI (Poseidon(3), one verifier per circuit in build/manifest.json, the
 configured chain from the provider account (VAI_PRIVATE_KEY, else the node's first unlocked
 account), and writes the deployment file. Any EVM chain with the BN254 precompiles works.
   --force              overwrite an existing deployment file
+  --receipt-window <s> seconds settle waits after a session's close, for the user's spare receipt
+                       (default 3600; 0 settles at once, for development chains only)
   --rpc-url <url>      JSON-RPC endpoint (env VAI_RPC_URL; default http://127.0.0.1:8545)
   --deployment <file>  where to write (env VAI_DEPLOYMENT; default .vai/deployment.json)
   --config <file>      config file (env VAI_CONFIG; default ./vai.config.json if present)
@@ -78,9 +82,12 @@ A receipt is the provider's signature over the chain head of a session's first n
 signature}.
   vai receipt check <receipt.json>   checks it as the escrow will (signer = the session's provider,
                                      this chain, this escrow) and says whether the session closed short
-  vai receipt post <receipt.json>    posts it, as the session's user (default --as user): it folds
-                                     into the session's checkpoints; one closing short of it can no
-                                     longer be proven, so claims on it default to the user
+  vai receipt post <receipt.json> [--spare]
+      posts it, as the session's user (default --as user): it folds into the session's checkpoints,
+      so a session closed short of it, or over another history, can no longer be proven and its claims
+      default to the user. After close it is the session's one spare entry; before close it must
+      follow the checkpoint rules unless --spare spends the spare on it. Best: keep your receipts and
+      post the highest one after close (settle waits the escrow's receipt window for it).
 
 ${CHAIN_FLAGS_HELP}`,
   claim: `usage: vai claim file|status|default …

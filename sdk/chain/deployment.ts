@@ -36,6 +36,8 @@ export interface Deployment {
   poseidon3: Address;
   /** The escrow's CHECKPOINT_INTERVAL: the k-th checkpoint of a session needs more than interval·(k−1) records. */
   checkpointInterval: number;
+  /** The escrow's RECEIPT_WINDOW (seconds): settle waits this long after a session's close. */
+  receiptWindow: number;
   verifiers: DeployedVerifier[];
   /** sha256 of build/manifest.json as it was when the verifiers were deployed. */
   manifestSha256: string;
@@ -89,6 +91,7 @@ export function readDeployment(file: string): Deployment {
     fromBlock: int(raw.fromBlock, "fromBlock"),
     poseidon3: address(raw.poseidon3, "poseidon3"),
     checkpointInterval: positive(raw.checkpointInterval, "checkpointInterval"),
+    receiptWindow: int(raw.receiptWindow, "receiptWindow"),
     verifiers: (raw.verifiers as Record<string, unknown>[]).map((v, i) => ({
       circuit: String(v.circuit),
       predicate: String(v.predicate),

@@ -1,6 +1,7 @@
 // Putting an escrow on a chain, and the session ids it accepts: the Poseidon(3) it hashes with, its verifier
 // registry and checkpoint budget (fixed at deployment), and ids scoped to the provider that opens them.
 // sdk/chain/escrow.ts re-exports all of it beside the client.
+import { DEFAULT_RECEIPT_WINDOW_S } from "../core/checkpoints.js";
 import { randomBytes } from "node:crypto";
 import { getAddress, keccak256, toHex, type Address, type Hex } from "viem";
 import { deployContract, type Deployed } from "./artifacts.js";
@@ -47,12 +48,23 @@ export interface VerifierEntry {
 export async function deployEscrow(
   chain: ChainHandle,
   wallet: Wallet,
-  opts: { poseidon3: Address; checkpointInterval: number; registry: readonly VerifierEntry[] },
+  opts: {
+    poseidon3: Address;
+    checkpointInterval: number;
+    /** RECEIPT_WINDOW in seconds (DEFAULT_RECEIPT_WINDOW_S when omitted; 0 only on development chains). */
+    receiptWindow?: number;
+    registry: readonly VerifierEntry[];
+  },
 ): Promise<Deployed> {
   const registry = [...opts.registry].sort(
     (a, b) => a.predicateId - b.predicateId || a.capacity - b.capacity,
   );
-  return deployContract(chain, wallet, "Escrow", [opts.poseidon3, opts.checkpointInterval, registry]);
+  return deployContract(chain, wallet, "Escrow", [
+    opts.poseidon3,
+    opts.checkpointInterval,
+    opts.receiptWindow ?? DEFAULT_RECEIPT_WINDOW_S,
+    registry,
+  ]);
 }
 
 /**

@@ -118,10 +118,20 @@ export class EscrowClient {
   postReceipt(
     receipt: Receipt,
     signature: Hex,
+    opts: { spare?: boolean } = {},
   ): Sent<{ n: number; root: bigint; acc: bigint; spare: boolean }> {
     const { sessionId, n, root } = checkReceipt(receipt);
     const { v, r, s } = splitSignature(signature);
-    return this.send("postReceipt", [sessionId, n, root, v, r, s], "ReceiptPosted");
+    return this.send("postReceipt", [sessionId, n, root, opts.spare ?? false, v, r, s], "ReceiptPosted");
+  }
+
+  /** The first second settle() takes a proof for a claim on this closed session (closedAt + RECEIPT_WINDOW). */
+  async settleOpensAt(sessionId: Hex): Promise<bigint> {
+    return this.chain.publicClient.readContract({
+      ...this.contract,
+      functionName: "settleOpensAt",
+      args: [sessionId],
+    });
   }
 
   closeSession(
@@ -294,15 +304,27 @@ export class EscrowClient {
   }
 
   /** The escrow's fixed windows (seconds) and checkpoint budget step: immutable, so callers may cache them. */
-  async constants(): Promise<{ proofWindow: bigint; claimWindow: bigint; checkpointInterval: number }> {
-    const read = <F extends "PROOF_WINDOW" | "CLAIM_WINDOW" | "CHECKPOINT_INTERVAL">(functionName: F) =>
-      this.chain.publicClient.readContract({ ...this.contract, functionName });
-    const [proofWindow, claimWindow, checkpointInterval] = await Promise.all([
+  async constants(): Promise<{
+    proofWindow: bigint;
+    claimWindow: bigint;
+    checkpointInterval: number;
+    receiptWindow: bigint;
+  }> {
+    const read = <F extends "PROOF_WINDOW" | "CLAIM_WINDOW" | "CHECKPOINT_INTERVAL" | "RECEIPT_WINDOW">(
+      functionName: F,
+    ) => this.chain.publicClient.readContract({ ...this.contract, functionName });
+    const [proofWindow, claimWindow, checkpointInterval, receiptWindow] = await Promise.all([
       read("PROOF_WINDOW"),
       read("CLAIM_WINDOW"),
       read("CHECKPOINT_INTERVAL"),
+      read("RECEIPT_WINDOW"),
     ]);
-    return { proofWindow, claimWindow, checkpointInterval: Number(checkpointInterval) };
+    return {
+      proofWindow,
+      claimWindow,
+      checkpointInterval: Number(checkpointInterval),
+      receiptWindow: BigInt(receiptWindow),
+    };
   }
 
   /** Fold entries a circuit of `capacity` records holds on this escrow: ceil(capacity / interval) + 1. */

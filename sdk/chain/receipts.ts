@@ -7,7 +7,6 @@ import {
   RECEIPT_PRIMARY_TYPE,
   RECEIPT_TYPES,
   receiptDomain,
-  SECP256K1_HALF_N,
   splitSignature,
   type Receipt,
 } from "../core/receipt.js";
@@ -47,7 +46,8 @@ export async function signReceipt(wallet: Wallet, target: ReceiptTarget, receipt
 export type ReceiptRefusal =
   /** The receipt itself (session id, n, root) or the signature's encoding (length, v). */
   | "malformed"
-  /** s above n/2 (the malleable twin), or a signature no key made: the escrow refuses it whoever signed. */
+  /** A signature no key made (ecrecover finds no signer): the escrow refuses it whoever signed. A high-s twin is
+   * not refused: splitSignature normalises it to the low one, which is what postReceipt sends. */
   | "non-canonical"
   /** A valid signature, by another key: a forgery, or a receipt for another session, chain or escrow. */
   | "wrong-signer";
@@ -57,12 +57,14 @@ export type ReceiptCheck =
 
 /**
  * Whether the escrow's postReceipt would accept `signature` for `receipt`, as far as the signature goes: the same
- * checks (root a field element, n ≥ 1, v 27 or 28, low s, a recoverable signer) and then the signer against
+ * checks (root a field element, n ≥ 1, v 27 or 28, a recoverable signer) on the signature EscrowClient.postReceipt
+ * sends, splitSignature's (a high s normalised to its low twin, which the escrow takes), and then the signer against
  * `provider`. The provider defaults to the session id's top 20 bytes, which openSession binds to the account that
  * opened the session (the escrow's `provider`), so no address needs to be trusted from whoever hands the receipt
- * over. Session state is not checked here: before close a receipt above the last entry and within the budget
- * folds as a checkpoint, and any other needs the session's one spare entry unspent, as after close
- * (EscrowClient.session's spareReceiptUsed tells).
+ * over. Session state is not checked here: posted as no spare, a receipt folds as a checkpoint before close when
+ * above the last entry and within the budget (and reverts with the rule's error otherwise); posted as the spare
+ * (postReceipt's `{ spare: true }`), any receipt folds, before close or after, while the session's one spare
+ * entry is unspent (EscrowClient.session's spareReceiptUsed tells).
  */
 export async function verifyReceipt(
   target: ReceiptTarget,
@@ -78,8 +80,6 @@ export async function verifyReceipt(
   } catch (e) {
     return { ok: false, reason: "malformed", message: (e as Error).message };
   }
-  if (BigInt(split.s) > SECP256K1_HALF_N)
-    return { ok: false, reason: "non-canonical", message: "signature s is in the upper half (malleable)" };
   let signer: Address;
   try {
     signer = await recoverTypedDataAddress({
@@ -87,7 +87,7 @@ export async function verifyReceipt(
       types: RECEIPT_TYPES,
       primaryType: RECEIPT_PRIMARY_TYPE,
       message,
-      // Re-encoded with the normalised v, so what is recovered is what postReceipt will send.
+      // Re-encoded with the normalised v and s, so what is recovered is what postReceipt will send.
       signature: `${split.r}${split.s.slice(2)}${split.v.toString(16)}` as Hex,
     });
   } catch (e) {

@@ -5,6 +5,13 @@
 // close. A circuit of capacity N therefore folds checkpointSlots(N) entries, and every session it
 // can hold fits: the budget is earned by records, never spent ahead of them.
 
+/**
+ * Seconds the escrow waits after a session's close before it settles any claim on it (RECEIPT_WINDOW): the
+ * user's time to post a spare receipt against a close short of what it was signed (docs/PROTOCOL.md
+ * "Receipts"). `vai deploy` and deployZkVai use this unless told otherwise.
+ */
+export const DEFAULT_RECEIPT_WINDOW_S = 3600;
+
 /** VAI's default policy: a checkpoint every 10 records (or 30 s, within the budget). */
 export const CHECKPOINT_INTERVAL = 10;
 

@@ -25,7 +25,8 @@
 //   sdk/adapters              BAD_HARNESS_INPUT, OUTCOME_UNKNOWN, FAILED_RESULT, TOOL_REFUSED,
 //                             OPENCLAW_TOOL_ERROR
 //   sdk/user                  SETTLEMENT_INVALID, SETTLEMENT_UNCHECKABLE
-//   prover/claims.ts          TRACE_MISMATCH, CLAIM_ERROR, CLAIM_NOT_OPEN, SESSION_NOT_CLOSED
+//   prover/claims.ts          TRACE_MISMATCH, CLAIM_ERROR, CLAIM_NOT_OPEN, SESSION_NOT_CLOSED,
+//                             RECEIPT_WINDOW_OPEN
 //   prover/claim-answerer.ts  CLAIM_REFUSED
 //   prover/prove.ts           PROOF_FAILED
 //   prover/rpc-retry.ts       RPC_UNAVAILABLE

@@ -41,6 +41,8 @@ export interface ReceiptDomain {
 
 /** secp256k1's order n / 2: the escrow accepts only signatures with s at most this (no malleable twin). */
 export const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
+/** secp256k1's group order n. */
+export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 const UINT32_MAX = 2 ** 32 - 1;
 
@@ -89,8 +91,10 @@ export interface SplitSignature {
 }
 
 /**
- * Splits r ‖ s ‖ v without judging it (the escrow and verifyReceipt do): a v of 0 or 1 (a y parity, as some
- * signers write it) becomes 27 or 28; any other v, or a length other than 65 bytes, is an InputError.
+ * Splits r ‖ s ‖ v: a v of 0 or 1 (a y parity, as some signers write it) becomes 27 or 28; any other v, or a
+ * length other than 65 bytes, is an InputError. A high s is normalised to its low twin (n − s, the other v),
+ * the same key's signature of the same message: the escrow takes only low s, and a provider must not be able
+ * to hand out a receipt the escrow would refuse.
  */
 export function splitSignature(signature: Hex): SplitSignature {
   if (typeof signature !== "string" || !isHex(signature, { strict: true }) || size(signature) !== 65)
@@ -98,10 +102,14 @@ export function splitSignature(signature: Hex): SplitSignature {
       `a receipt signature is 65 bytes of hex (r, s, v), got ${String(signature).slice(0, 140)}`,
     );
   const r = `0x${signature.slice(2, 66)}` as Hex;
-  const s = `0x${signature.slice(66, 130)}` as Hex;
+  let s = `0x${signature.slice(66, 130)}` as Hex;
   const raw = Number.parseInt(signature.slice(130, 132), 16);
-  const v = raw < 2 ? raw + 27 : raw;
+  let v = raw < 2 ? raw + 27 : raw;
   if (v !== 27 && v !== 28)
     throw new InputError(`receipt signature v is ${raw}, expected 27 or 28 (or 0 or 1)`);
+  if (BigInt(s) > SECP256K1_HALF_N) {
+    s = `0x${(SECP256K1_N - BigInt(s)).toString(16).padStart(64, "0")}` as Hex;
+    v = v === 27 ? 28 : 27;
+  }
   return { v, r, s };
 }

@@ -20,6 +20,9 @@ import { answerClaim } from "../../prover/claims.js";
 import { deployZkVai } from "../../prover/artifacts/deploy.js";
 import { releaseProver } from "../../prover/prove.js";
 
+/** An in-process development chain: claims settle right after close (production waits RECEIPT_WINDOW, `vai deploy`). */
+const DEV = { receiptWindow: 0 };
+
 export const PROFILE: EncodingProfile = {
   version: 1,
   tools: { read_inbox: {}, send_email: { target: "to" }, delete_file: {} },
@@ -69,7 +72,7 @@ export async function insurance(): Promise<Insurance> {
   const [providerWallet, userWallet] = chain.wallets;
   const provider = providerWallet.account.address;
   const user = userWallet.account.address;
-  const { escrow, record } = await deployZkVai(chain, providerWallet);
+  const { escrow, record } = await deployZkVai(chain, providerWallet, DEV);
   const asUser = escrow.as(userWallet);
   const store = TraceStore.open(join(mkdtempSync(join(tmpdir(), "zkvai-adapter-")), "store.sqlite"));
   const promiseIds = {} as Record<PromiseName, bigint>;

@@ -77,10 +77,16 @@ describe("vai, provider to user, on a hardhat node", () => {
   let claimId: string;
 
   it("deploy writes the deployment file, sending from VAI_PRIVATE_KEY's account", async () => {
-    const r = await vai(["deploy", "--json"], env);
+    const r = await vai(["deploy", "--json", "--receipt-window", "0"], env);
     expect(r.code, r.err).toBe(0);
     const d = json(r.out);
-    expect(d).toMatchObject({ chainId: 31337, rpcUrl: node.url, deployer: provider, checkpointInterval: 10 });
+    expect(d).toMatchObject({
+      chainId: 31337,
+      rpcUrl: node.url,
+      deployer: provider,
+      checkpointInterval: 10,
+      receiptWindow: 0,
+    });
     expect(d.verifiers.map((v: { circuit: string }) => v.circuit)).toContain("aap4_n8");
     const manifestSha = createHash("sha256").update(readFileSync("build/manifest.json")).digest("hex");
     expect(d.manifestSha256).toBe(manifestSha);

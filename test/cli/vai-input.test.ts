@@ -28,7 +28,10 @@ beforeAll(async () => {
   chain = await rpcChain(node.url);
   const ws = tempWorkspace("zkvai-cli-input-");
   dir = ws.dir;
-  const { record: deployment } = await deployZkVai(chain, chain.wallets[0], { rpcUrl: node.url });
+  const { record: deployment } = await deployZkVai(chain, chain.wallets[0], {
+    rpcUrl: node.url,
+    receiptWindow: 0,
+  });
   writeDeployment(join(dir, "deployment.json"), deployment);
   env = { ...ws.env, VAI_DEPLOYMENT: join(dir, "deployment.json"), VAI_STORE: join(dir, "store.sqlite") };
 });

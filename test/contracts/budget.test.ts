@@ -1,5 +1,6 @@
 // The checkpoint budget (protocol v2) on production's interval of 10: no cap, the k-th fold entry of a
-// session needs n > (k − 1)·interval whoever posts it (the spare receipt excepted), and a 10,000-record session
+// session needs n > (k − 1)·interval whoever posts it (the spare receipt, posted as such, excepted), and a
+// 10,000-record session
 // takes its 1,000 checkpoints and the spare receipt, exactly checkpointSlots(10,000) entries.
 import { describe, expect, it } from "vitest";
 import { BaseError, ContractFunctionRevertedError, type Hex } from "viem";
@@ -66,28 +67,40 @@ describe("the checkpoint budget", () => {
       name: "CheckpointBudget",
       args: [20, 2, 10],
     });
-    // The spare spent, a receipt beyond the budget gets the budget's own answer, as a checkpoint would.
+    // The spare (asked for) folds outside the rules; a receipt beyond the budget that is not the spare gets the
+    // budget's own answer, as a checkpoint would, and a second spare SpareReceiptUsed.
     const spare = { sessionId: s, n: 5, root: 5n };
-    expect(await fx.asUser.postReceipt(spare, await signed(fx, spare))).toMatchObject({ spare: true });
+    expect(await fx.asUser.postReceipt(spare, await signed(fx, spare), { spare: true })).toMatchObject({
+      spare: true,
+    });
     const early = { sessionId: s, n: 30, root: 30n };
     expect(await revertOf(fx.asUser.postReceipt(early, await signed(fx, early)))).toEqual({
       name: "CheckpointBudget",
       args: [30, 3, 10],
     });
+    expect(
+      (await revertOf(fx.asUser.postReceipt(early, await signed(fx, early), { spare: true }))).name,
+    ).toBe("SpareReceiptUsed");
     // The spare counts as an entry: the provider's next checkpoint needs n > 3·interval.
     expect((await revertOf(fx.escrow.checkpoint(s, 30, 3n))).name).toBe("CheckpointBudget");
     await fx.escrow.checkpoint(s, 31, 3n);
     expect(await fx.escrow.session(s)).toMatchObject({ checkpointCount: 4, lastN: 31 });
   });
 
-  it("takes a receipt the budget refuses as the spare: time-triggered checkpoints cannot spend it away", async () => {
+  it("a receipt the budget refuses: CheckpointBudget, nothing spent; as the spare it folds, so time-triggered checkpoints cannot spend it away", async () => {
     // The provider checkpoints as soon as the budget allows (timer-driven), at 1, 11 and 21 records: the 4th
     // entry needs n > 30. The user holds the provider's receipt for 30 records.
     const s = await opened("spent-by-timer");
     for (const n of [1, 11, 21]) await fx.escrow.checkpoint(s, n, BigInt(n));
     const r = { sessionId: s, n: 30, root: 3030n };
     expect(checkpointAffordable(3, r.n, fx.interval)).toBe(false);
-    const posted = await fx.asUser.postReceipt(r, await signed(fx, r));
+    // Not asked for as the spare: the budget's answer, and the spare stays unspent (never taken silently).
+    expect(await revertOf(fx.asUser.postReceipt(r, await signed(fx, r)))).toEqual({
+      name: "CheckpointBudget",
+      args: [30, 3, 10],
+    });
+    expect(await fx.escrow.session(s)).toMatchObject({ checkpointCount: 3, spareReceiptUsed: false });
+    const posted = await fx.asUser.postReceipt(r, await signed(fx, r), { spare: true });
     expect(posted).toMatchObject({ n: 30, spare: true });
     expect(await fx.escrow.session(s)).toMatchObject({
       checkpointCount: 4,
@@ -105,9 +118,10 @@ describe("the checkpoint budget", () => {
     expect(info.checkpointCount).toBe(checkpointSlots(info.finalN, fx.interval));
     expect(info.acc).toBe(accumulate([...[1, 11, 21].map((n) => ({ n, root: BigInt(n) })), r]));
     const late = { sessionId: s, n: 31, root: 31n };
-    expect((await revertOf(fx.asUser.postReceipt(late, await signed(fx, late)))).name).toBe(
+    expect((await revertOf(fx.asUser.postReceipt(late, await signed(fx, late), { spare: true }))).name).toBe(
       "SpareReceiptUsed",
     );
+    expect((await revertOf(fx.asUser.postReceipt(late, await signed(fx, late)))).name).toBe("AlreadyClosed");
   });
 
   it("has no cap: a 10,000-record session takes 1,000 checkpoints and the spare receipt, checkpointSlots(10,000) entries", async () => {
@@ -137,7 +151,9 @@ describe("the checkpoint budget", () => {
     expect((await revertOf(fx.escrow.checkpoint(s, records, 1n))).name).toBe("CheckpointBudget");
     await fx.escrow.closeSession(s, records, 123n);
     const late = { sessionId: s, n: records, root: 77n };
-    expect(await fx.asUser.postReceipt(late, await signed(fx, late))).toMatchObject({ spare: true });
+    expect(await fx.asUser.postReceipt(late, await signed(fx, late), { spare: true })).toMatchObject({
+      spare: true,
+    });
     entries.push({ n: late.n, root: late.root });
 
     const info = await fx.escrow.session(s);

@@ -45,6 +45,8 @@ export interface Fixture {
   mockAbi: Abi;
   /** The escrow's CHECKPOINT_INTERVAL. */
   interval: number;
+  /** The escrow's RECEIPT_WINDOW (seconds): settle waits this long after a session's close. */
+  receiptWindow: number;
 }
 
 /** The registry's one circuit: AAP-4 up to 64 records. */
@@ -52,9 +54,11 @@ export const CAPACITY = 64;
 
 /**
  * Deploys once per file and reverts the chain to that point before every test. The checkpoint budget's
- * interval is production's (10) unless `checkpointInterval` says otherwise.
+ * interval is production's (10) unless `checkpointInterval` says otherwise. RECEIPT_WINDOW is 0 unless
+ * `receiptWindow` says otherwise, so the MockVerifier's settle tests may settle right after close (production
+ * waits DEFAULT_RECEIPT_WINDOW_S; test/contracts/receipt-window.test.ts checks the wait itself).
  */
-export function escrowFixture(opts: { checkpointInterval?: number } = {}): Fixture {
+export function escrowFixture(opts: { checkpointInterval?: number; receiptWindow?: number } = {}): Fixture {
   const fx = {} as Fixture;
   let snapshot: Hex;
   beforeAll(async () => {
@@ -64,10 +68,12 @@ export function escrowFixture(opts: { checkpointInterval?: number } = {}): Fixtu
     // The registry: one switchable verifier for AAP-4 (predicate 4), fixed at deployment like every verifier.
     fx.verifier = (await deployContract(fx.chain, fx.provider, "MockVerifier")).address;
     fx.interval = opts.checkpointInterval ?? CHECKPOINT_INTERVAL;
+    fx.receiptWindow = opts.receiptWindow ?? 0;
     const checkpoints = checkpointSlots(CAPACITY, fx.interval);
     const { address } = await deployEscrow(fx.chain, fx.provider, {
       poseidon3,
       checkpointInterval: fx.interval,
+      receiptWindow: fx.receiptWindow,
       registry: [{ predicateId: 4, capacity: CAPACITY, checkpoints, verifier: fx.verifier }],
     });
     fx.escrow = await EscrowClient.connect(fx.chain, address, fx.provider);

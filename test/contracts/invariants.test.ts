@@ -3,7 +3,8 @@
 //  - every ether paid in is either still held or was withdrawn (conservation, from the events);
 //  - each promise's openClaims matches its open claims;
 //  - no (session, promise) pair is paid twice, nor resolved twice, and a payout is exactly p + b;
-//  - a receipt is folded only when the session's user posts it with its provider's signature;
+//  - a receipt is folded only when the session's user posts it with its provider's signature, as the kind it
+//    asked for (spare or not), and one that reverts spends nothing (the spare stays as it was);
 //  - at the end, every session's acc is the fold of its Checkpointed and ReceiptPosted events, with at most
 //    one spare receipt, and a closed session's entries fit checkpointSlots(finalN);
 //  - every revert is one of the escrow's custom errors: never a panic (over/underflow) or a bare revert.
@@ -30,7 +31,7 @@ type Cmd =
   | { op: "open"; p: number; u: number }
   | { op: "checkpoint"; s: number; step: number }
   | { op: "close"; s: number; step: number }
-  | { op: "receipt"; s: number; step: number; wrongUser: boolean; forged: boolean }
+  | { op: "receipt"; s: number; step: number; spare: boolean; wrongUser: boolean; forged: boolean }
   | { op: "claim"; s: number; i: number; bond: number; wrongUser: boolean }
   | { op: "storm"; i: number }
   | { op: "settle"; c: number; violated: boolean; valid: boolean }
@@ -71,6 +72,8 @@ const cmd: fc.Arbitrary<Cmd> = fc.oneof(
       s: idx,
       // Down to 2 below lastN: a receipt for fewer records than the last entry, which only the spare takes.
       step: fc.integer({ min: -2, max: 3 }),
+      // The kind the user asks for: never inferred, so a non-spare receipt outside the rules just reverts.
+      spare: fc.boolean(),
       wrongUser: fc.constantFrom(false, false, false, false, false, true),
       forged: fc.constantFrom(false, false, false, false, false, true),
     }),
@@ -241,10 +244,10 @@ async function step(w: World, c: Cmd): Promise<TransactionReceipt | undefined> {
       break;
     }
     case "receipt": {
-      // The user posts a receipt for lastN + step records: before close a checkpoint when it follows the rules,
-      // else (step 0 or below, or beyond the budget) the spare, which is also the only one after close. Three
-      // times in four on an open session, when there is one: sessions close fast, and the spare before close
-      // must be reached too.
+      // The user posts a receipt for lastN + step records, as the spare or not: not the spare, it folds as a
+      // checkpoint before close when it follows the rules and reverts with the rule's error (AlreadyClosed after
+      // close) otherwise; the spare folds once, at any time. Three times in four on an open session, when there
+      // is one: sessions close fast, and the spare before close must be reached too.
       const s = biased(
         w.sessions,
         w.sessions.filter((x) => !x.closed),
@@ -255,15 +258,26 @@ async function step(w: World, c: Cmd): Promise<TransactionReceipt | undefined> {
       const receipt = { sessionId: s.id, n, root: BigInt(n) + 100n };
       const signature = await signed(fx, receipt, { signer: c.forged ? fx.stranger : providers[s.p] });
       const poster = users[c.wrongUser ? 1 - s.u : s.u];
-      const r = await receiptOrRevert(e(poster).postReceipt(receipt, signature));
+      const before = await fx.escrow.session(s.id);
+      const r = await receiptOrRevert(e(poster).postReceipt(receipt, signature, { spare: c.spare }));
       if (r && (c.forged || c.wrongUser))
         throw new Error(`a receipt was folded: forged ${c.forged}, by ${poster}`);
+      if (!r) {
+        // A refused receipt spends nothing: above all not the spare (no silent fallback to it).
+        const after = await fx.escrow.session(s.id);
+        if (after.spareReceiptUsed !== before.spareReceiptUsed || after.acc !== before.acc)
+          throw new Error(`a refused receipt (spare ${c.spare}) changed the session`);
+      }
       const [posted] = r
         ? parseEventLogs({ abi: fx.escrow.abi, logs: r.logs, eventName: "ReceiptPosted" })
         : [];
       if (posted) {
         const info = await fx.escrow.session(s.id);
+        if (posted.args.spare !== c.spare)
+          throw new Error(`asked for spare ${c.spare}, folded as spare ${posted.args.spare}`);
         if (posted.args.spare && !info.spareReceiptUsed) throw new Error("a spare left the flag unset");
+        if (!posted.args.spare && (before.closed || n <= before.lastN))
+          throw new Error(`a non-spare receipt for ${n} folded outside the rules (lastN ${before.lastN})`);
         // A spare before close raises lastN only when above it; after close lastN never moves.
         const expected = !info.closed && n > s.lastN ? n : s.lastN;
         if (info.lastN !== expected)

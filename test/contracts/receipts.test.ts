@@ -1,9 +1,12 @@
 // Receipts (protocol v2): the provider's EIP-712 signature over (sessionId, n, root), posted by the session's
-// user. One definition (sdk/core/receipt.ts) on both sides; before close a receipt within the checkpoint rules
-// folds like a checkpoint, and one receipt per session, the spare, folds outside them or after close, at any
-// time, claims open or not; every other signature, poster or domain is refused with a custom error; and the
-// attack it exists for, a provider closing on fewer records than it signed (or checkpointing another history),
-// ends with a claim no proof can settle.
+// user, who says which kind it posts. One definition (sdk/core/receipt.ts) on both sides; before close a receipt
+// posted as no spare folds like a checkpoint when within the checkpoint rules and reverts with the rule's error
+// otherwise (AlreadyClosed after close), spending nothing; one receipt per session, the spare, folds outside the
+// rules, at any time, claims open or not, and only when asked for (no silent fallback a provider could trigger by
+// front-running with a checkpoint); every other signature, poster or domain is refused with a custom error; a
+// high-s twin is normalised by the SDK, refused by the escrow when sent raw; and the attack receipts exist for, a
+// provider closing on fewer records than it signed (or checkpointing another history), ends with a claim no
+// proof can settle.
 import { describe, expect, it } from "vitest";
 import { BaseError, ContractFunctionRevertedError, domainSeparator, type Address, type Hex } from "viem";
 import { verifyReceipt } from "../../sdk/chain/receipts.js";
@@ -72,15 +75,28 @@ function highS(signature: Hex): Hex {
   return `${signature.slice(0, 66)}${(N - s).toString(16).padStart(64, "0")}${(v === 27 ? 28 : 27).toString(16)}` as Hex;
 }
 
-/** Posts with raw arguments, past the client's own checks (n = 0, v other than 27/28). */
-async function postRaw(f: Fixture, r: Receipt, v: number, rr: Hex, ss: Hex) {
-  return f.chain.publicClient.simulateContract({
+/**
+ * Posts with raw arguments, past the client's own checks and normalisation (n = 0, v other than 27/28, high s).
+ * Simulated only, unless `send`: then a real transaction, mined, for a revert that must come from the chain.
+ */
+async function postRaw(
+  f: Fixture,
+  r: Receipt,
+  v: number,
+  rr: Hex,
+  ss: Hex,
+  o: { spare?: boolean; send?: boolean } = {},
+) {
+  const request = {
     account: f.user.account,
     address: f.escrow.address,
     abi: f.escrow.abi,
     functionName: "postReceipt",
-    args: [r.sessionId, r.n, r.root, v, rr, ss],
-  });
+    args: [r.sessionId, r.n, r.root, o.spare ?? false, v, rr, ss],
+  } as const;
+  if (!o.send) return f.chain.publicClient.simulateContract(request);
+  const hash = await f.user.writeContract({ ...request, gas: 200_000n });
+  return f.chain.publicClient.waitForTransactionReceipt({ hash });
 }
 
 /** A signature by the provider over a receipt that skips signReceipt's checks (n = 0, for one). */
@@ -170,9 +186,14 @@ describe("the spare receipt: one per session, outside the rules or after close, 
     const s = await opened("late", [1, 11]);
     await fx.escrow.closeSession(s, 12, 555n);
     const before = await fx.escrow.session(s);
-    // Below lastN and with the budget long spent: still the one spare entry.
+    // Below lastN and with the budget long spent: still the one spare entry, when posted as the spare.
     const r = { sessionId: s, n: 3, root: 333n };
-    const posted = await fx.asUser.postReceipt(r, await signed(fx, r));
+    // Not as the spare: nothing folds after close (AlreadyClosed), even within the rules, and the spare stays.
+    const above = { sessionId: s, n: 21, root: 2121n };
+    for (const x of [r, above])
+      expect(await revertOf(fx.asUser.postReceipt(x, await signed(fx, x))), `n ${x.n}`).toBe("AlreadyClosed");
+    expect(await fx.escrow.session(s)).toEqual(before);
+    const posted = await fx.asUser.postReceipt(r, await signed(fx, r), { spare: true });
     expect(posted).toMatchObject({ n: 3, spare: true });
     const after = await fx.escrow.session(s);
     expect(after).toMatchObject({
@@ -185,17 +206,22 @@ describe("the spare receipt: one per session, outside the rules or after close, 
     expect(after.acc).toBe(accumulate([{ n: 1, root: 1001n }, { n: 11, root: 1011n }, r]));
     expect(after.acc).not.toBe(before.acc);
     const second = { sessionId: s, n: 12, root: 555n };
-    expect(await revertOf(fx.asUser.postReceipt(second, await signed(fx, second)))).toBe("SpareReceiptUsed");
+    expect(await revertOf(fx.asUser.postReceipt(second, await signed(fx, second), { spare: true }))).toBe(
+      "SpareReceiptUsed",
+    );
+    expect(await revertOf(fx.asUser.postReceipt(second, await signed(fx, second)))).toBe("AlreadyClosed");
     expect(await revertOf(fx.escrow.checkpoint(s, 13, 1n))).toBe("AlreadyClosed");
   });
 
-  it("refuses n = 0 (EmptyReceipt) while the spare is unspent, before and after close", async () => {
+  it("refuses n = 0: as the spare EmptyReceipt while it is unspent, before and after close; else the rules' error", async () => {
     const s = await opened("empty", [1]);
     const zero = { sessionId: s, n: 0, root: 1n };
     const { v, r, s: ss } = split(await signUnchecked(fx, zero));
-    expect(await revertOf(postRaw(fx, zero, v, r, ss))).toBe("EmptyReceipt");
+    expect(await revertOf(postRaw(fx, zero, v, r, ss, { spare: true }))).toBe("EmptyReceipt");
+    expect(await revertOf(postRaw(fx, zero, v, r, ss))).toBe("CheckpointNotIncreasing");
     await fx.escrow.closeSession(s, 4, 555n);
-    expect(await revertOf(postRaw(fx, zero, v, r, ss))).toBe("EmptyReceipt");
+    expect(await revertOf(postRaw(fx, zero, v, r, ss, { spare: true }))).toBe("EmptyReceipt");
+    expect(await revertOf(postRaw(fx, zero, v, r, ss))).toBe("AlreadyClosed");
   });
 
   it("with a claim open: after the provider closed short (at 20), the receipt for 25 folds an entry past finalN, and the claim defaults and pays", async () => {
@@ -207,7 +233,10 @@ describe("the spare receipt: one per session, outside the rules or after close, 
     await fx.escrow.closeSession(s, 20, 2020n);
     const frozen = (await fx.escrow.publicInputs(claimId, false))[3];
     const r = { sessionId: s, n: 25, root: 2525n };
-    expect(await fx.asUser.postReceipt(r, await signed(fx, r))).toMatchObject({ n: 25, spare: true });
+    expect(await fx.asUser.postReceipt(r, await signed(fx, r), { spare: true })).toMatchObject({
+      n: 25,
+      spare: true,
+    });
     const info = await fx.escrow.session(s);
     expect(info).toMatchObject({ finalN: 20, lastN: 10, checkpointCount: 2, spareReceiptUsed: true });
     const entries = await fx.escrow.checkpointsOf(s);
@@ -230,13 +259,19 @@ describe("the spare receipt: one per session, outside the rules or after close, 
     expect(await fx.asUser.postReceipt(early, await signed(fx, early))).toMatchObject({ spare: false });
     await fx.escrow.closeSession(s, 12, 555n);
     const late = { sessionId: s, n: 13, root: 13n };
-    expect(await fx.asUser.postReceipt(late, await signed(fx, late))).toMatchObject({ spare: true });
+    expect(await fx.asUser.postReceipt(late, await signed(fx, late), { spare: true })).toMatchObject({
+      spare: true,
+    });
   });
 
   it("equivocation before close: checkpoints to 20 over one history, a receipt for 15 of another head; the rules refuse it, the spare takes it, lastN stays 20", async () => {
     const s = await opened("equivocation", [10, 20]);
     const other = { sessionId: s, n: 15, root: 1515_0000n }; // not the head the checkpoints' history has at 15
-    const posted = await fx.asUser.postReceipt(other, await signed(fx, other));
+    const sig = await signed(fx, other);
+    // Not asked for as the spare: the rule's error, and nothing spent.
+    expect(await revertArgs(fx.asUser.postReceipt(other, sig))).toEqual([15, 20]);
+    expect(await fx.escrow.session(s)).toMatchObject({ checkpointCount: 2, spareReceiptUsed: false });
+    const posted = await fx.asUser.postReceipt(other, sig, { spare: true });
     expect(posted).toMatchObject({ n: 15, root: other.root, spare: true });
     const info = await fx.escrow.session(s);
     expect(info).toMatchObject({ lastN: 20, checkpointCount: 3, spareReceiptUsed: true, closed: false });
@@ -256,7 +291,10 @@ describe("the spare receipt: one per session, outside the rules or after close, 
   it("before close with n > lastN (beyond the budget): raises lastN, so closing below it is refused", async () => {
     const s = await opened("spare-raises", [1, 11]); // the 3rd entry needs n > 20
     const r = { sessionId: s, n: 18, root: 1818n };
-    expect(await fx.asUser.postReceipt(r, await signed(fx, r))).toMatchObject({ spare: true });
+    expect(await revertOf(fx.asUser.postReceipt(r, await signed(fx, r)))).toBe("CheckpointBudget");
+    expect(await fx.asUser.postReceipt(r, await signed(fx, r), { spare: true })).toMatchObject({
+      spare: true,
+    });
     expect(await fx.escrow.session(s)).toMatchObject({
       lastN: 18,
       checkpointCount: 3,
@@ -267,12 +305,18 @@ describe("the spare receipt: one per session, outside the rules or after close, 
     await fx.escrow.closeSession(s, 18, 1818n);
   });
 
-  it("a second spare is refused: before close with the rule's own error, after close with SpareReceiptUsed", async () => {
+  it("a second spare is refused with SpareReceiptUsed, before and after close; outside the rules a non-spare gets the rule's own error", async () => {
     const s = await opened("second-spare", [1, 11]);
     const first = { sessionId: s, n: 5, root: 55n };
-    expect(await fx.asUser.postReceipt(first, await signed(fx, first))).toMatchObject({ spare: true });
+    expect(await fx.asUser.postReceipt(first, await signed(fx, first), { spare: true })).toMatchObject({
+      spare: true,
+    });
     const below = { sessionId: s, n: 7, root: 77n };
     const budget = { sessionId: s, n: 25, root: 2525n }; // 3 entries: the 4th needs n > 30
+    for (const x of [below, budget])
+      expect(await revertOf(fx.asUser.postReceipt(x, await signed(fx, x), { spare: true })), `n ${x.n}`).toBe(
+        "SpareReceiptUsed",
+      );
     expect(await revertOf(fx.asUser.postReceipt(below, await signed(fx, below)))).toBe(
       "CheckpointNotIncreasing",
     );
@@ -283,12 +327,16 @@ describe("the spare receipt: one per session, outside the rules or after close, 
     const zero = { sessionId: s, n: 0, root: 1n };
     const z = split(await signUnchecked(fx, zero));
     expect(await revertOf(postRaw(fx, zero, z.v, z.r, z.s))).toBe("CheckpointNotIncreasing");
+    expect(await revertOf(postRaw(fx, zero, z.v, z.r, z.s, { spare: true }))).toBe("SpareReceiptUsed");
     // Within the rules a receipt still folds.
     const ok = { sessionId: s, n: 31, root: 31n };
     expect(await fx.asUser.postReceipt(ok, await signed(fx, ok))).toMatchObject({ spare: false });
     await fx.escrow.closeSession(s, 31, 3131n);
     const after = { sessionId: s, n: 40, root: 40n };
-    expect(await revertOf(fx.asUser.postReceipt(after, await signed(fx, after)))).toBe("SpareReceiptUsed");
+    expect(await revertOf(fx.asUser.postReceipt(after, await signed(fx, after), { spare: true }))).toBe(
+      "SpareReceiptUsed",
+    );
+    expect(await revertOf(fx.asUser.postReceipt(after, await signed(fx, after)))).toBe("AlreadyClosed");
     expect((await fx.escrow.session(s)).checkpointCount).toBe(4);
   });
 });
@@ -296,7 +344,7 @@ describe("the spare receipt: one per session, outside the rules or after close, 
 describe("refusals", () => {
   const target = () => ({ chainId: fx.chain.chainId, escrow: fx.escrow.address });
 
-  it("a signature by another key, for another session, chain or escrow, or the malleable twin: BadReceiptSignature, and verifyReceipt agrees", async () => {
+  it("a signature by another key, for another session, chain or escrow: BadReceiptSignature, and verifyReceipt agrees", async () => {
     const s = await opened("forged", [1]);
     const r = { sessionId: s, n: 11, root: 11n };
     const good = await signed(fx, r);
@@ -308,7 +356,6 @@ describe("refusals", () => {
       ["another root", r, await signed(fx, { ...r, root: 12n }), "wrong-signer"],
       ["another chain id", r, await signed(fx, r, { chainId: 1 }), "wrong-signer"],
       ["another escrow", r, await signed(fx, r, { escrow: OTHER_ESCROW }), "wrong-signer"],
-      ["high s", r, highS(good), "non-canonical"],
     ];
     for (const [what, receipt, sig, reason] of cases) {
       expect(await revertOf(fx.asUser.postReceipt(receipt, sig)), what).toBe("BadReceiptSignature");
@@ -325,11 +372,50 @@ describe("refusals", () => {
     // On the spare's path too (after close): a forgery is refused and leaves the spare unspent.
     await fx.escrow.closeSession(s, 11, 555n);
     const late = { sessionId: s, n: 12, root: 12n };
-    for (const sig of [await signed(fx, late, { signer: fx.stranger }), highS(await signed(fx, late))])
-      expect(await revertOf(fx.asUser.postReceipt(late, sig))).toBe("BadReceiptSignature");
+    for (const sig of [await signed(fx, late, { signer: fx.stranger }), await signed(fx, { ...late, n: 13 })])
+      expect(await revertOf(fx.asUser.postReceipt(late, sig, { spare: true }))).toBe("BadReceiptSignature");
     expect((await fx.escrow.session(s)).spareReceiptUsed).toBe(false);
-    await fx.asUser.postReceipt(late, await signed(fx, late));
+    await fx.asUser.postReceipt(late, await signed(fx, late), { spare: true });
     expect((await fx.escrow.session(s)).spareReceiptUsed).toBe(true);
+  });
+
+  it("the malleable (high-s) twin: the SDK normalises it to the low one, so verifyReceipt and postReceipt take it; sent raw, the escrow refuses it", async () => {
+    const s = await opened("high-s", [1]);
+    const r = { sessionId: s, n: 11, root: 11n };
+    const good = await signed(fx, r);
+    const twin = highS(good);
+    expect(BigInt(split(twin).s)).toBeGreaterThan(N / 2n);
+    // The escrow itself takes only the low s, before close and after, on either kind: a real transaction,
+    // refused on chain, that moves nothing.
+    const raw = split(twin);
+    for (const spare of [false, true])
+      expect(
+        await revertOf(postRaw(fx, r, raw.v, raw.r, raw.s, { spare, send: true })),
+        `spare ${spare}`,
+      ).toBe("BadReceiptSignature");
+    expect(await fx.escrow.session(s)).toMatchObject({ checkpointCount: 1, spareReceiptUsed: false });
+    // The SDK's answer agrees with what it sends: the twin verifies, signed by the provider.
+    expect(await verifyReceipt(target(), r, twin)).toEqual({ ok: true, signer: fx.provider.account.address });
+    const posted = await fx.asUser.postReceipt(r, twin);
+    expect(posted).toMatchObject({ n: 11, root: 11n, spare: false });
+    // Sent as (r, N − s, v flipped): the same signature postReceipt would send for the low original.
+    const tx = await fx.chain.publicClient.getTransaction({ hash: posted.txHash });
+    const low = split(good);
+    expect(tx.input.toLowerCase()).toContain(low.s.slice(2).toLowerCase());
+    expect(tx.input.toLowerCase()).not.toContain(raw.s.slice(2).toLowerCase());
+    expect(await fx.escrow.session(s)).toMatchObject({ checkpointCount: 2, lastN: 11 });
+    // After close, as the spare: the twin of a receipt for more records folds too.
+    await fx.escrow.closeSession(s, 11, 555n);
+    const late = { sessionId: s, n: 12, root: 12n };
+    const lateTwin = highS(await signed(fx, late));
+    const spare = split(lateTwin);
+    expect(await revertOf(postRaw(fx, late, spare.v, spare.r, spare.s, { spare: true, send: true }))).toBe(
+      "BadReceiptSignature",
+    );
+    expect(await fx.asUser.postReceipt(late, lateTwin, { spare: true })).toMatchObject({
+      n: 12,
+      spare: true,
+    });
   });
 
   it("v other than 27/28, r = 0 or a garbage s: BadReceiptSignature from the escrow itself", async () => {
@@ -391,7 +477,9 @@ describe("the attack receipts answer: the provider closes on fewer records than 
     const s = await opened("short-close-late", [10]);
     await fx.escrow.closeSession(s, 20, 2020n);
     const r = { sessionId: s, n: 25, root: 2525n };
-    expect(await fx.asUser.postReceipt(r, await signed(fx, r))).toMatchObject({ spare: true });
+    expect(await fx.asUser.postReceipt(r, await signed(fx, r), { spare: true })).toMatchObject({
+      spare: true,
+    });
     const info = await fx.escrow.session(s);
     const entries = await fx.escrow.checkpointsOf(s);
     expect(info.acc).toBe(accumulate(entries));
@@ -402,15 +490,45 @@ describe("the attack receipts answer: the provider closes on fewer records than 
     await at(fx, (await filedAt(fx, claimId)) + PROOF_WINDOW);
     expect(await fx.asUser.claimDefault(claimId)).toMatchObject({ amount: PAYOUT + BOND });
   });
+
+  it("front-running cannot spend the spare: the provider checkpoints past the user's pending receipt, which reverts (CheckpointNotIncreasing) and leaves the spare for a receipt of more records after a short close", async () => {
+    const promiseId = await register(fx);
+    const s = await opened("front-run", [10]);
+    // The user holds the provider's receipts for 25 and 30 records, and posts the one for 25 before close.
+    const r25 = { sessionId: s, n: 25, root: 2525n };
+    const r30 = { sessionId: s, n: 30, root: 3030n };
+    const [sig25, sig30] = [await signed(fx, r25), await signed(fx, r30)];
+    // The provider sees it pending and gets a checkpoint in first, at n >= 25 (here of another history's head).
+    await fx.escrow.checkpoint(s, 26, 2626_0000n);
+    expect(await revertArgs(fx.asUser.postReceipt(r25, sig25))).toEqual([25, 26]);
+    expect(await revertOf(fx.asUser.postReceipt(r25, sig25))).toBe("CheckpointNotIncreasing");
+    // Nothing folded, nothing spent: the escrow never takes a refused receipt as the spare on its own.
+    expect(await fx.escrow.session(s)).toMatchObject({
+      lastN: 26,
+      checkpointCount: 2,
+      spareReceiptUsed: false,
+    });
+    // The provider closes short of the 30 records it signed for; the user's spare is still there for them.
+    await fx.escrow.closeSession(s, 26, 2626_0000n);
+    const claimId = await claim(fx, s, promiseId);
+    expect(await fx.asUser.postReceipt(r30, sig30, { spare: true })).toMatchObject({ n: 30, spare: true });
+    const info = await fx.escrow.session(s);
+    const entries = await fx.escrow.checkpointsOf(s);
+    expect(info.acc).toBe(accumulate(entries));
+    expect(entries.filter((e) => e.n > info.finalN)).toMatchObject([{ n: 30, kind: "receipt", spare: true }]);
+    expect((await fx.escrow.publicInputs(claimId, false))[3]).toBe(info.acc);
+    await at(fx, (await filedAt(fx, claimId)) + PROOF_WINDOW);
+    expect(await fx.asUser.claimDefault(claimId)).toMatchObject({ amount: PAYOUT + BOND });
+  });
 });
 
 describe("gas", () => {
   // Targets: checkpoint and postReceipt ≤ 80k, the receipt within the rules and the spare, before and after close.
   // Calldata nonzero, as real ones are.
   it("postReceipt (within the rules and the spare) and checkpoint stay within 80k, first and later calls", async () => {
-    const post = async (s: Hex, n: number, root: bigint) => {
+    const post = async (s: Hex, n: number, root: bigint, spare = false) => {
       const r = { sessionId: s, n, root };
-      const posted = await fx.asUser.postReceipt(r, await signed(fx, r));
+      const posted = await fx.asUser.postReceipt(r, await signed(fx, r), { spare });
       return { gas: posted.gasUsed, spare: posted.spare };
     };
     const s = await opened("gas");
@@ -419,18 +537,18 @@ describe("gas", () => {
     const receiptLater = await post(s, 21, R - 3n);
     const checkpointLater = (await fx.escrow.checkpoint(s, 31, R - 4n)).gasUsed;
     const close = (await fx.escrow.closeSession(s, 39, R - 5n)).gasUsed;
-    const spareAfterClose = await post(s, 39, R - 6n);
+    const spareAfterClose = await post(s, 39, R - 6n, true);
     // Before close: one below lastN (the equivocation case), one beyond the budget that raises lastN.
     const below = await opened("gas-spare-below", [1, 11]);
-    const spareBelow = await post(below, 5, R - 7n);
+    const spareBelow = await post(below, 5, R - 7n, true);
     const above = await opened("gas-spare-above", [1, 11]);
-    const spareAbove = await post(above, 18, R - 8n);
+    const spareAbove = await post(above, 18, R - 8n, true);
     // With a claim open: the same path, the same cost (nothing reads the claims).
     const promiseId = await register(fx);
     const claimed = await opened("gas-spare-claimed", [1, 11]);
     await claim(fx, claimed, promiseId);
     await fx.escrow.closeSession(claimed, 12, R - 9n);
-    const spareClaimOpen = await post(claimed, 15, R - 10n);
+    const spareClaimOpen = await post(claimed, 15, R - 10n, true);
     const first = await opened("gas-checkpoint-first");
     const checkpointFirst = (await fx.escrow.checkpoint(first, 1, R - 1n)).gasUsed;
 

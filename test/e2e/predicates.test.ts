@@ -20,6 +20,9 @@ import { releaseProver } from "../../prover/prove.js";
 import { predicateFixtures, type PredicateFixture } from "../helpers/fixtures.js";
 import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
+/** An in-process development chain: claims settle right after close (production waits RECEIPT_WINDOW, `vai deploy`). */
+const DEV = { receiptWindow: 0 };
+
 const PAYOUT = parseEther("1");
 const BOND = parseEther("0.1");
 
@@ -32,7 +35,7 @@ let store: TraceStore;
 
 beforeAll(async () => {
   chain = await embeddedChain();
-  deployment = await deployZkVai(chain, chain.wallets[0]);
+  deployment = await deployZkVai(chain, chain.wallets[0], DEV);
   store = TraceStore.open(join(mkdtempSync(join(tmpdir(), "zkvai-preds-")), "store.sqlite"));
 });
 afterAll(async () => {

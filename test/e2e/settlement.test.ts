@@ -24,6 +24,9 @@ import { circuitArtifacts } from "../../prover/artifacts/manifest.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
+/** An in-process development chain: claims settle right after close (production waits RECEIPT_WINDOW, `vai deploy`). */
+const DEV = { receiptWindow: 0 };
+
 const PROFILE: EncodingProfile = { version: 1, tools: { read: {}, send_email: { target: "to" } } };
 const THETA = { outboundTools: ["send_email"], allowlist: ["alice@a.example", "bob@a.example"] };
 const PAYOUT = parseEther("1");
@@ -54,7 +57,7 @@ async function session(label: string, steps: Step[], secret?: bigint): Promise<H
 
 beforeAll(async () => {
   chain = await embeddedChain();
-  deployment = await deployZkVai(chain, chain.wallets[0]);
+  deployment = await deployZkVai(chain, chain.wallets[0], DEV);
   escrow = deployment.escrow;
   asUser = escrow.as(chain.wallets[1]);
   user = chain.wallets[1].account.address;

@@ -18,6 +18,9 @@ import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { Session } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 
+/** An in-process development chain: claims settle right after close (production waits RECEIPT_WINDOW, `vai deploy`). */
+const DEV = { receiptWindow: 0 };
+
 const FULL = process.env.ZKVAI_FULL === "1";
 const CLAIMS = 20;
 const BUDGET_MB = 2048;
@@ -37,7 +40,7 @@ describe.skipIf(!FULL)("claim watcher, 20 claims in one block", () => {
     async () => {
       const chain = await embeddedChain();
       const [providerWallet, userWallet] = chain.wallets;
-      const deployment = await deployZkVai(chain, providerWallet);
+      const deployment = await deployZkVai(chain, providerWallet, DEV);
       const escrow = deployment.escrow;
       const dir = mkdtempSync(join(tmpdir(), "zkvai-watcher-load-"));
       const store = TraceStore.open(join(dir, "store.sqlite"));

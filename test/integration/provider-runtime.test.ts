@@ -27,6 +27,9 @@ import { startHardhatNode } from "../../sdk/dev/hardhat-node.js";
 import { startRpcProxy, type RpcProxy } from "../helpers/rpc-proxy.js";
 import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
+/** An in-process development chain: claims settle right after close (production waits RECEIPT_WINDOW, `vai deploy`). */
+const DEV = { receiptWindow: 0 };
+
 const PROFILE: EncodingProfile = { version: 1, tools: { read: {}, send_email: { target: "to" } } };
 const THETA = { outboundTools: ["send_email"], allowlist: ["alice@a.example", "bob@a.example"] };
 const PAYOUT = parseEther("1");
@@ -157,7 +160,7 @@ beforeAll(async () => {
   proxy = await startRpcProxy(node.url);
   const direct = await rpcChain(node.url);
   chain = await rpcChain(proxy.url);
-  const deployment = await deployZkVai(direct, direct.wallets[0]);
+  const deployment = await deployZkVai(direct, direct.wallets[0], DEV);
   fromBlock = deployment.escrow.fromBlock;
   observer = deployment.escrow;
   escrow = await EscrowClient.connect(chain, observer.address, chain.wallets[0], { fromBlock });

@@ -21,7 +21,7 @@ const chain = await embeddedChain();
 const [providerWallet, userWallet] = chain.wallets;
 const store = TraceStore.open(join(mkdtempSync(join(tmpdir(), "zkvai-smoke-")), "store.sqlite"));
 try {
-  const { escrow, record } = await deployZkVai(chain, providerWallet);
+  const { escrow, record } = await deployZkVai(chain, providerWallet, { receiptWindow: 0 });
   const { promiseId } = await registerPromise(record, escrow, store, {
     predicate: "AAP-4",
     theta,

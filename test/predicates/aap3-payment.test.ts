@@ -179,8 +179,10 @@ describe("θ", () => {
   });
 });
 
+// Protocol v2 (docs/PROTOCOL.md): a chained leaf over the record digest (+15 per record) and
+// checkpointSlots(N) entries checked by the lookup instead of 4 prefix commitments.
 it("costs exactly this many constraints (a change in cost is a decision)", () => {
-  expect(circuit.constraints).toBe(9420);
+  expect(circuit.constraints).toBe(7013); // v1: 9,420
 });
 
 describe("circuit = oracle on random traces (capacity 8)", () => {

@@ -30,6 +30,9 @@ import { Session } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
 import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
+/** An in-process development chain: claims settle right after close (production waits RECEIPT_WINDOW, `vai deploy`). */
+const DEV = { receiptWindow: 0 };
+
 const PROFILE: EncodingProfile = { version: 1, tools: { read: {}, send_email: { target: "to" } } };
 const THETA = { outboundTools: ["send_email"], allowlist: ["alice@a.example", "bob@a.example"] };
 const PAYOUT = parseEther("1");
@@ -136,7 +139,7 @@ function flakyEscrow() {
 
 beforeAll(async () => {
   chain = await embeddedChain();
-  const deployment = await deployZkVai(chain, chain.wallets[0]);
+  const deployment = await deployZkVai(chain, chain.wallets[0], DEV);
   escrow = deployment.escrow;
   provider = chain.wallets[0].account.address;
   user = chain.wallets[1].account.address;

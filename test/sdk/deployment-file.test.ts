@@ -1,5 +1,5 @@
-// The deployment file of protocol v2: written and read back with the escrow's checkpoint interval, and a
-// protocol v1 file (a MAX_CHECKPOINTS escrow) refused with the way out, never read as if it were v2.
+// The deployment file of protocol v2: written and read back with the escrow's checkpoint interval and receipt
+// window, and a protocol v1 file (a MAX_CHECKPOINTS escrow) refused with the way out, never read as if it were v2.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +20,7 @@ const record: Deployment = {
   fromBlock: 3,
   poseidon3: A,
   checkpointInterval: 10,
+  receiptWindow: 3600,
   verifiers: [
     { circuit: "aap4_n8", predicate: "AAP-4", capacity: 8, checkpoints: 2, address: A, vkeySha256: "ab" },
   ],
@@ -49,5 +50,18 @@ describe("the deployment file", () => {
     }
     writeFileSync(f, JSON.stringify({ ...record, version: 3 }));
     expect(() => readDeployment(f)).toThrow(/expected version 2/);
+  });
+
+  it("needs the escrow's receipt window: a whole number of seconds, 0 included (development chains)", () => {
+    const f = file("window.json");
+    for (const receiptWindow of [undefined, -1, 1.5, "3600", null]) {
+      writeFileSync(f, JSON.stringify({ ...record, receiptWindow }));
+      expect(() => readDeployment(f), String(receiptWindow)).toThrow(DeploymentError);
+      expect(() => readDeployment(f), String(receiptWindow)).toThrow(/receiptWindow/);
+    }
+    for (const receiptWindow of [0, 1, 3600, 3 * 86400 - 1]) {
+      writeFileSync(f, JSON.stringify({ ...record, receiptWindow }));
+      expect(readDeployment(f).receiptWindow).toBe(receiptWindow);
+    }
   });
 });
