@@ -36,8 +36,8 @@ export const BENCH_USAGE = `usage: npm run bench -- [--quick] [--runs <n>] [--pr
 Proves full-capacity satisfied and violated traces (built from fixtures/) on every built circuit of each
 predicate (build more with \`npm run setup -- --group bench\`), each proof in its own process, and settles
 them on the in-process chain. Traces are recorded under the default checkpoint policy (one every 10
-records), so each proof folds the checkpoints a session of its length gets. Counts constraints of larger capacities by compiling the r1cs alone, and
-extrapolates past that. Writes results.json, results.md and plots.
+records), so each proof folds the checkpoints a session of its length gets. Counts constraints of larger
+capacities by compiling the r1cs alone, and extrapolates past that. Writes results.json, results.md and plots.
   --quick          capacity 8 only, 2 proofs each (one satisfied, one violated), no compile-only counts
   --runs <n>       proofs per circuit, alternating satisfied / violated (default 3; --quick: 2)
   --min-capacity, --max-capacity <n>

@@ -240,7 +240,7 @@ describe("receipts: a provider that closes short of what it signed", () => {
 
   it("the user posts its receipt after close (the spare entry) and the claim defaults to it", async () => {
     const { sessionId, receipt } = await shortClosed("short-after");
-    const posted = await asUser.postReceipt(receipt, receipt.signature);
+    const posted = await asUser.postReceipt(receipt, receipt.signature, { spare: true });
     expect(posted).toMatchObject({ n: 6, spare: true });
     const { claimId } = await asUser.fileClaim(sessionId, promiseId, BOND);
     await defaultsToUser(sessionId, claimId);
@@ -249,13 +249,13 @@ describe("receipts: a provider that closes short of what it signed", () => {
   it("a claim filed first, the receipt posted after the short close: the same", async () => {
     const { sessionId, receipt } = await shortClosed("short-claim-first");
     const { claimId } = await asUser.fileClaim(sessionId, promiseId, BOND);
-    await asUser.postReceipt(receipt, receipt.signature);
+    await asUser.postReceipt(receipt, receipt.signature, { spare: true });
     await defaultsToUser(sessionId, claimId);
   });
 
   it("no witness exists for the short trace under the receipt's entry", async () => {
     const { sessionId, receipt } = await shortClosed("short-witness");
-    await asUser.postReceipt(receipt, receipt.signature);
+    await asUser.postReceipt(receipt, receipt.signature, { spare: true });
     const artifacts = circuitArtifacts("aap4_n8");
     const secret = store.session(sessionId)!.secret;
     const { input } = claimInput({

@@ -478,7 +478,7 @@ describe("edge witnesses", () => {
     expect(await witnessFails(circuit, rawInput(slots, 0))).toBe(false);
   });
 
-  it("slots past n (inactive) must be 0: garbage there has no witness either way; their salts are free", async () => {
+  it("slots past n (inactive) must be 0: garbage there has no witness either way; their digests are free", async () => {
     const slots = [authSlots(h("a1"), "delete_file", ALLOW_HUMAN), callSlots(h("a1"))];
     const honest = rawInput(slots, 0);
     const garbage = (honest.slots as string[][]).map((row, i) =>
@@ -487,7 +487,7 @@ describe("edge witnesses", () => {
     for (const outcome of ["0", "1"]) {
       expect(await witnessFails(circuit, { ...honest, slots: garbage, outcome })).toBe(true);
     }
-    const salted = { ...honest, salt: (honest.salt as string[]).map((s, i) => (i >= 2 ? "7" : s)) };
+    const salted = { ...honest, digest: (honest.digest as string[]).map((s, i) => (i >= 2 ? "7" : s)) };
     expect(circuit.firstUnsatisfied(await circuit.witness(salted))).toBe(-1);
     expect(await witnessFails(circuit, { ...salted, outcome: "1" })).toBe(true);
   });

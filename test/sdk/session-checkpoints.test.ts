@@ -164,7 +164,9 @@ describe("the escrow's checkpoint budget", () => {
     // The k-th checkpoint needs more than 3·(k−1) records: 1, 4, 7, 10, 13.
     const onChain = await budgeted.escrow.checkpointsOf(sessionId);
     expect(onChain.map((c) => c.n)).toEqual([1, 4, 7, 10, 13]);
-    const leaves = encodeTrace(store.records(sessionId), PROFILE, store.session(sessionId)!.secret).map((r) => r.leaf);
+    const leaves = encodeTrace(store.records(sessionId), PROFILE, store.session(sessionId)!.secret).map(
+      (r) => r.leaf,
+    );
     for (const c of onChain) expect(c.root).toBe(chainHead(leaves, c.n));
     expect(log.entries.filter((e) => e.event === "checkpoint.deferred").length).toBeGreaterThan(0);
     expect(log.entries.some((e) => e.event === "checkpoint.failed")).toBe(false);

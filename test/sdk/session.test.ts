@@ -342,8 +342,12 @@ describe("idempotency", () => {
     expect(stored).toMatchObject({ kind: "grant", eventId: "ev-9" });
     const { eventId: _, ...bare } = stored as typeof stored & { eventId: string };
     const secret = store.session(sessionId)!.secret;
-    expect(encodeRecord(stored, PROFILE, secret, 0n).slots).toEqual(encodeRecord(bare, PROFILE, secret, 0n).slots);
-    expect(encodeRecord(stored, PROFILE, secret, 0n).leaf).not.toBe(encodeRecord(bare, PROFILE, secret, 0n).leaf);
+    expect(encodeRecord(stored, PROFILE, secret, 0n).slots).toEqual(
+      encodeRecord(bare, PROFILE, secret, 0n).slots,
+    );
+    expect(encodeRecord(stored, PROFILE, secret, 0n).leaf).not.toBe(
+      encodeRecord(bare, PROFILE, secret, 0n).leaf,
+    );
   });
 });
 
