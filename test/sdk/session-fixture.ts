@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { keccak256, toHex, type Address, type Hex } from "viem";
 import { EscrowClient, deployEscrow, deployPoseidon3, scopedSessionId } from "../../sdk/chain/escrow.js";
 import { embeddedChain } from "../../sdk/dev/embedded.js";
+import { deployContract } from "../../sdk/chain/artifacts.js";
+import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { type ChainHandle } from "../../sdk/chain/network.js";
 import { encodeTrace } from "../../sdk/core/encoding.js";
 import { commitmentRoot } from "../../sdk/core/merkle.js";
@@ -41,14 +43,23 @@ export interface SessionEnv {
  * through (what these tests of recording and recovery checkpoint at); production's is 10, and the budget's own
  * tests pass theirs.
  */
-export async function sessionEnv(checkpointInterval = 1): Promise<SessionEnv> {
+export async function sessionEnv(
+  checkpointInterval = 1,
+  /** Verifier classes to register, each served by a MockVerifier: (predicateId, capacity). */
+  classes: { predicateId: number; capacity: number }[] = [],
+): Promise<SessionEnv> {
   const chain = await embeddedChain();
   const provider = chain.wallets[0];
   const poseidon3 = await deployPoseidon3(chain, provider);
+  const registry = [];
+  for (const c of classes) {
+    const verifier = (await deployContract(chain, provider, "MockVerifier")).address;
+    registry.push({ ...c, checkpoints: checkpointSlots(c.capacity, checkpointInterval), verifier });
+  }
   const deployed = await deployEscrow(chain, provider, {
     poseidon3: poseidon3.address,
     checkpointInterval,
-    registry: [],
+    registry,
   });
   const escrow = await EscrowClient.connect(chain, deployed.address, provider);
   const dir = mkdtempSync(join(tmpdir(), "zkvai-session-"));
