@@ -21,6 +21,7 @@ const session = await Session.open({
   sessionId: env("CHILD_SESSION") as Hex,
   user: getAddress(env("CHILD_USER")),
   profile: JSON.parse(env("CHILD_PROFILE")),
+  // Every 3 records, under the escrow's budget of one per 10: a checkpoint at 3; the one at 6 waits for 11.
   policy: { everyRecords: 3, everyMs: 60_000, retry: { initialMs: 50, maxMs: 500 } },
 });
 const recipients = JSON.parse(env("CHILD_RECIPIENTS")) as string[];
