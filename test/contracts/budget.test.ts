@@ -3,25 +3,15 @@
 // 10,000-record session
 // takes its 1,000 checkpoints and the spare receipt, exactly checkpointSlots(10,000) entries.
 import { describe, expect, it } from "vitest";
-import { BaseError, ContractFunctionRevertedError, type Hex } from "viem";
+import { type Hex } from "viem";
 import { isTransportError, revertName } from "../../sdk/chain/retry.js";
 import { checkpointAffordable, checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { accumulate, FIELD_MODULUS as R } from "../../sdk/core/hash.js";
-import { escrowFixture, PROFILE, sid, signed } from "./fixture.js";
+import { customRevert, escrowFixture, PROFILE, sid, signed } from "./fixture.js";
 
 const fx = escrowFixture();
 
-/** The custom error a call reverted with, and its arguments. */
-async function revertOf(call: Promise<unknown>): Promise<{ name: string; args: readonly unknown[] }> {
-  const e = await call.then(
-    () => undefined,
-    (x: unknown) => x,
-  );
-  const revert = e instanceof BaseError ? e.walk((x) => x instanceof ContractFunctionRevertedError) : null;
-  if (!(revert instanceof ContractFunctionRevertedError) || !revert.data)
-    throw new Error(`expected a custom-error revert, got ${String(e)}`);
-  return { name: revert.data.errorName, args: revert.data.args ?? [] };
-}
+const revertOf = customRevert;
 
 async function opened(label: string): Promise<Hex> {
   const s = sid(label);

@@ -1,7 +1,16 @@
 // Shared escrow fixture for the contract tests: one escrow over the generated Poseidon(3), MockVerifiers, named
 // wallets, block-time control, and the money ledger that P6 is checked against.
 import { beforeAll, beforeEach } from "vitest";
-import { keccak256, parseEther, toHex, type Abi, type Address, type Hex } from "viem";
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  keccak256,
+  parseEther,
+  toHex,
+  type Abi,
+  type Address,
+  type Hex,
+} from "viem";
 import {
   ClaimStatus,
   deployEscrow,
@@ -222,3 +231,17 @@ export async function expectSolvent(fx: Fixture, accounts: readonly Address[]) {
 
 export const addressesOf = (fx: Fixture) =>
   [fx.provider, fx.user, fx.stranger, fx.otherProvider, fx.otherUser].map((w) => w.account.address);
+
+/** The custom error a call reverted with, and its arguments (an Error when it did not revert with one). */
+export async function customRevert(
+  call: Promise<unknown>,
+): Promise<{ name: string; args: readonly unknown[] }> {
+  const e = await call.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
+  const revert = e instanceof BaseError ? e.walk((x) => x instanceof ContractFunctionRevertedError) : null;
+  if (!(revert instanceof ContractFunctionRevertedError) || !revert.data)
+    throw new Error(`expected a custom-error revert, got ${String(e)}`);
+  return { name: revert.data.errorName, args: revert.data.args ?? [] };
+}

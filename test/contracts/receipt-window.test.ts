@@ -3,10 +3,11 @@
 // signed and settle an open claim in the same block, before the receipt could land (F1). The fences are exact:
 // closedAt + window − 1 refused with ReceiptWindowOpen(opensAt), closedAt + window taken; settleOpensAt says when.
 import { describe, expect, it } from "vitest";
-import { BaseError, ContractFunctionRevertedError, decodeErrorResult, type Hex } from "viem";
+import { decodeErrorResult, type Hex } from "viem";
 import { ClaimStatus } from "../../sdk/chain/escrow.js";
 import { accumulate } from "../../sdk/core/hash.js";
 import {
+  customRevert,
   at,
   BOND,
   claim,
@@ -29,17 +30,7 @@ const WINDOW = 3600;
 const fx = escrowFixture({ receiptWindow: WINDOW });
 const W = BigInt(WINDOW);
 
-/** The custom error a call reverted with, and its arguments. */
-async function revertOf(call: Promise<unknown>): Promise<{ name: string; args: readonly unknown[] }> {
-  const e = await call.then(
-    () => undefined,
-    (x: unknown) => x,
-  );
-  const revert = e instanceof BaseError ? e.walk((x) => x instanceof ContractFunctionRevertedError) : null;
-  if (!(revert instanceof ContractFunctionRevertedError) || !revert.data)
-    throw new Error(`expected a custom-error revert, got ${String(e)}`);
-  return { name: revert.data.errorName, args: revert.data.args ?? [] };
-}
+const revertOf = customRevert;
 
 async function opened(label: string, checkpoints: number[] = []): Promise<Hex> {
   const s = sid(label);

@@ -8,7 +8,7 @@
 // provider closing on fewer records than it signed (or checkpointing another history), ends with a claim no
 // proof can settle.
 import { describe, expect, it } from "vitest";
-import { BaseError, ContractFunctionRevertedError, domainSeparator, type Address, type Hex } from "viem";
+import { domainSeparator, type Address, type Hex } from "viem";
 import { verifyReceipt } from "../../sdk/chain/receipts.js";
 import { isTransportError, revertName } from "../../sdk/chain/retry.js";
 import { accumulate, FIELD_MODULUS as R } from "../../sdk/core/hash.js";
@@ -20,6 +20,7 @@ import {
   type Receipt,
 } from "../../sdk/core/receipt.js";
 import {
+  customRevert,
   at,
   BOND,
   claim,
@@ -38,28 +39,9 @@ const fx = escrowFixture();
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const OTHER_ESCROW: Address = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 
-async function revertOf(call: Promise<unknown>): Promise<string> {
-  const e = await call.then(
-    () => undefined,
-    (x: unknown) => x,
-  );
-  const revert = e instanceof BaseError ? e.walk((x) => x instanceof ContractFunctionRevertedError) : null;
-  if (!(revert instanceof ContractFunctionRevertedError) || !revert.data)
-    throw new Error(`expected a custom-error revert, got ${String(e)}`);
-  return revert.data.errorName;
-}
+const revertOf = async (call: Promise<unknown>) => (await customRevert(call)).name;
 
-/** The arguments of the custom error a call reverted with. */
-async function revertArgs(call: Promise<unknown>): Promise<readonly unknown[]> {
-  const e = await call.then(
-    () => undefined,
-    (x: unknown) => x,
-  );
-  const revert = e instanceof BaseError ? e.walk((x) => x instanceof ContractFunctionRevertedError) : null;
-  if (!(revert instanceof ContractFunctionRevertedError) || !revert.data)
-    throw new Error(`expected a custom-error revert, got ${String(e)}`);
-  return revert.data.args ?? [];
-}
+const revertArgs = async (call: Promise<unknown>) => (await customRevert(call)).args;
 
 async function opened(label: string, checkpoints: number[] = []): Promise<Hex> {
   const s = sid(label);
