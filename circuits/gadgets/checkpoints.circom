@@ -62,7 +62,7 @@ template LogTerm() {
 // <= (N + K) / r per try happens, and equal rational functions mean the entries'
 // keys are, as a multiset, the table rows taken m_i times: each entry is a row, and
 // by beta each key is one (position, head) pair. A row may be hit up to 3 times
-// (a provider checkpoint and the user's late receipt for the same n hit it twice).
+// (a provider checkpoint and the user's spare receipt for the same n hit it twice).
 // Cost: 5 constraints per row, ~270 per entry (its fold hash included, CheckpointFold).
 template CheckpointHeads(D, K) {
     var N = 1 << D;
