@@ -1,25 +1,30 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
-import {EscrowBase} from "./EscrowBase.sol";
+import {EscrowSegments} from "./EscrowSegments.sol";
 
 /// @title zkVAI escrow
 /// @notice Holds promise reserves and claim bonds; settles claims with Groth16 proofs whose public inputs are
 /// read from this contract's storage, or by default once PROOF_WINDOW has passed without one.
 /// @dev Money moves only by pull payment: every path credits an account, and withdraw() alone sends ether, after
 /// zeroing the credit (checks-effects-interactions). No other function makes an external call that can re-enter:
-/// Poseidon and the verifiers are STATICCALLed. Types, storage, events, errors and views: EscrowBase.sol.
-/// The full state machine and settlement table: docs/PROTOCOL.md, "Escrow state machine".
-contract Escrow is EscrowBase {
-    constructor(address poseidon3, uint32 checkpointInterval, uint32 receiptWindow, VerifierEntry[] memory registry)
-        EscrowBase(poseidon3, checkpointInterval, receiptWindow, registry)
-    {}
+/// Poseidon and the verifiers are STATICCALLed. Types, storage, events, errors and views: EscrowBase.sol; settlement
+/// by a chain of segment proofs: EscrowSegments.sol. The full state machine and settlement table: docs/PROTOCOL.md,
+/// "Escrow state machine".
+contract Escrow is EscrowSegments {
+    constructor(
+        address poseidon3,
+        uint32 checkpointInterval,
+        uint32 receiptWindow,
+        VerifierEntry[] memory registry,
+        SegmentEntry[] memory segments
+    ) EscrowSegments(poseidon3, checkpointInterval, receiptWindow, registry, segments) {}
 
     // ---------------------------------------------------------------- promises
 
     /// @notice Registers a promise backed by msg.value (at least `payout`). Its predicate, θ hash, profile and payout
-    /// are fixed from here on (P5); its verifiers are the registry's for the predicate, fixed at deployment, so the
-    /// provider chooses none.
+    /// are fixed from here on (P5); its verifiers are the registry's for the predicate (single-proof ones, a segment
+    /// verifier, or both), fixed at deployment, so the provider chooses none.
     function registerPromise(uint32 predicateId, uint256 paramsHash, uint256 profileHash, uint256 payout)
         external
         payable
@@ -31,7 +36,9 @@ contract Escrow is EscrowBase {
         if (msg.value < payout) revert InsufficientReserve(msg.value, payout);
         uint112 reserve = _u112(msg.value);
         VerifierSet storage set = _registry[predicateId];
-        if (set.capacities[0] == 0) revert UnknownPredicate(predicateId);
+        SegmentVerifier memory segment = _segmentRegistry[predicateId];
+        // Served by single-proof verifiers, a segment verifier, or both.
+        if (set.capacities[0] == 0 && segment.verifier == address(0)) revert UnknownPredicate(predicateId);
 
         uint64 nonce = ++coverageNonce;
         promiseId = ++promiseCount;
@@ -41,6 +48,9 @@ contract Escrow is EscrowBase {
         p.payout = uint112(payout); // payout <= msg.value < 2^112
         p.reserve = reserve;
         p.predicateId = predicateId;
+        if (segment.verifier != address(0)) {
+            p.segmentVerifier = segment.verifier;
+        }
         p.paramsHash = paramsHash;
         p.profileHash = profileHash;
         // Copy only the classes in use: a whole-struct copy would also write the empty slots.
@@ -247,38 +257,11 @@ contract Escrow is EscrowBase {
     /// satisfied: the provider gets the bond. Either way the pair is resolved for good.
     /// @param proof [a0, a1, b00, b01, b10, b11, c0, c1] in snarkjs `exportSolidityCallData` order.
     function settle(uint256 claimId, uint256[8] calldata proof, bool violated) external {
-        Claim storage c = _claims[claimId];
-        if (c.status != ClaimStatus.Open) revert ClaimNotOpen(claimId);
-        uint256 endsAt = uint256(c.filedAt) + PROOF_WINDOW;
-        if (block.timestamp >= endsAt) revert ProofWindowClosed(endsAt);
-        bytes32 sessionId = c.sessionId;
-        uint256 promiseId = c.promiseId;
-        Session storage s = _sessions[sessionId];
-        PromiseState storage p = _promises[promiseId];
         // The user's last word first: a receipt posted within RECEIPT_WINDOW of close still binds the proof.
-        uint256 closedAt = s.closedAt;
-        if (closedAt == 0) revert SessionNotClosed(sessionId);
-        uint256 opensAt = closedAt + RECEIPT_WINDOW;
-        if (block.timestamp < opensAt) revert ReceiptWindowOpen(opensAt);
-
+        (Claim storage c, bytes32 sessionId, uint256 promiseId, Session storage s) = _provableClaim(claimId);
+        PromiseState storage p = _promises[promiseId];
         _checkProof(sessionId, promiseId, s, p, proof, violated);
-
-        uint112 reserve = p.reserve;
-        address beneficiary = s.provider;
-        uint256 amount = c.bond;
-        if (violated) {
-            uint112 payout = p.payout;
-            if (reserve < payout) revert InsufficientReserve(reserve, payout);
-            reserve -= payout;
-            beneficiary = s.user;
-            amount += payout;
-        }
-        p.reserve = reserve;
-        p.openClaims -= 1;
-        c.status = ClaimStatus.Settled;
-        _resolve(sessionId, promiseId);
-        _credit(beneficiary, amount);
-        emit ClaimSettled(claimId, violated, beneficiary, amount);
+        _settleProven(claimId, c, sessionId, promiseId, s, p, violated);
     }
 
     /// @notice No proof within PROOF_WINDOW of filing: the user gets payout + bond, whoever calls. This is also
@@ -360,9 +343,5 @@ contract Escrow is EscrowBase {
         if (n <= lastN) revert CheckpointNotIncreasing(n, lastN);
         uint32 interval = CHECKPOINT_INTERVAL;
         if (uint256(n) <= uint256(count) * interval) revert CheckpointBudget(n, count, interval);
-    }
-
-    function _resolve(bytes32 sessionId, uint256 promiseId) private {
-        _pairs[sessionId][promiseId] = Pair({openClaimId: 0, resolved: true});
     }
 }

@@ -100,6 +100,10 @@ abstract contract EscrowBase {
         uint32 predicateId;
         uint48 retiredAt;
         bool reserveWithdrawn;
+        // The registry's segment verifier for predicateId (EscrowSegments; 0: none), copied at registration beside
+        // predicateId: proveSegment reads the promise's slot, not a cold registry slot (2.1k gas a segment). The
+        // registry never changes, so the copy never differs.
+        address segmentVerifier;
         uint256 paramsHash;
         uint256 profileHash;
         // The registry's set for predicateId, copied at registration: settle() then reads the promise's own slots
@@ -589,6 +593,62 @@ abstract contract EscrowBase {
         inputs[3] = word & ACC_MASK;
         inputs[4] = p.paramsHash;
         inputs[5] = violated ? 1 : 0;
+    }
+
+    /// The fences every proof path shares (settle, proveSegment, settleSegments), in this order: the claim is open,
+    /// its PROOF_WINDOW has not ended (from then on it defaults, and the two never overlap), the session has its
+    /// final commitment, and RECEIPT_WINDOW has passed since it, so the user's last receipt binds the proof.
+    function _provableClaim(uint256 claimId)
+        internal
+        view
+        returns (Claim storage c, bytes32 sessionId, uint256 promiseId, Session storage s)
+    {
+        c = _claims[claimId];
+        if (c.status != ClaimStatus.Open) revert ClaimNotOpen(claimId);
+        uint256 endsAt = uint256(c.filedAt) + PROOF_WINDOW;
+        if (block.timestamp >= endsAt) revert ProofWindowClosed(endsAt);
+        sessionId = c.sessionId;
+        promiseId = c.promiseId;
+        s = _sessions[sessionId];
+        uint256 closedAt = s.closedAt;
+        if (closedAt == 0) revert SessionNotClosed(sessionId);
+        uint256 opensAt = closedAt + RECEIPT_WINDOW;
+        if (block.timestamp < opensAt) revert ReceiptWindowOpen(opensAt);
+    }
+
+    /// The payment of a claim whose outcome is proven, by one proof (settle) or a chain of segments
+    /// (settleSegments): one tail, so the two paths cannot pay differently. violated: the user gets payout + bond
+    /// out of the reserve (earmarked at filing, so it holds it); satisfied: the provider gets the bond. Either
+    /// way the claim is Settled and the pair resolved for good. Effects only: credits are withdrawn later.
+    function _settleProven(
+        uint256 claimId,
+        Claim storage c,
+        bytes32 sessionId,
+        uint256 promiseId,
+        Session storage s,
+        PromiseState storage p,
+        bool violated
+    ) internal {
+        uint112 reserve = p.reserve;
+        address beneficiary = s.provider;
+        uint256 amount = c.bond;
+        if (violated) {
+            uint112 payout = p.payout;
+            if (reserve < payout) revert InsufficientReserve(reserve, payout);
+            reserve -= payout;
+            beneficiary = s.user;
+            amount += payout;
+        }
+        p.reserve = reserve;
+        p.openClaims -= 1;
+        c.status = ClaimStatus.Settled;
+        _resolve(sessionId, promiseId);
+        _credit(beneficiary, amount);
+        emit ClaimSettled(claimId, violated, beneficiary, amount);
+    }
+
+    function _resolve(bytes32 sessionId, uint256 promiseId) internal {
+        _pairs[sessionId][promiseId] = Pair({openClaimId: 0, resolved: true});
     }
 
     /// Smallest capacity that fits: capacities ascend, so the first fit is the cheapest circuit.

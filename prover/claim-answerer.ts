@@ -10,14 +10,19 @@ import {
   checkPublicInputs,
   ClaimError,
   ClaimNotOpenError,
-  prepareClaim,
+  loadClaim,
+  prepareLoadedClaim,
   proveClaim,
+  type LoadedClaim,
   ReceiptWindowOpenError,
   SessionNotClosedError,
   TraceMismatchError,
 } from "./claims.js";
 import { proofMemoryEstimateOfZkey, type MemoryBudget } from "./memory-budget.js";
 import { ProofError, type ProofResult } from "./prove.js";
+import { answerSegmentedClaim, needsSegments } from "./segments/claims.js";
+import type { SegmentProver } from "./segments/pool.js";
+import { SegmentProofError, WorkerDied } from "./segments/task.js";
 import {
   firstLine,
   isTransportError,
@@ -40,9 +45,13 @@ export type Outcome =
   | { kind: "abandoned"; reason: string };
 
 export interface Proven {
-  proof: ProofResult;
   verdict: Verdict;
   circuit: string;
+  proveSeconds: number;
+  /** The whole-claim proof settle() takes; absent for a segment chain, whose links went out as proven. */
+  proof?: ProofResult;
+  /** Segments of the chain, for a claim settled by segments. */
+  segments?: number;
 }
 
 /** A claim the watcher will not answer for good: it sends nothing, and the claim defaults. */
@@ -57,6 +66,8 @@ export interface AnswererDeps {
   budget: MemoryBudget;
   log: Logger;
   retry: RetryPolicy;
+  /** Proves the segments of claims too long for a whole-claim circuit (prover/segments/). */
+  segmentProver: () => SegmentProver;
 }
 
 export class ClaimAnswerer {
@@ -87,6 +98,9 @@ export class ClaimAnswerer {
       return { kind: "deferred", reason: e.message };
     if (e instanceof TraceMismatchError || e instanceof ProofError || e instanceof Refusal)
       return { kind: "refused", reason: e.message };
+    // A segment with no witness is refused; a worker that died (killed, out of memory) is tried again.
+    if (e instanceof SegmentProofError && !(e instanceof WorkerDied))
+      return { kind: "refused", reason: e.message };
     // Missing θ, predicate mismatch, no circuit large enough, a proof that does not verify.
     if (e instanceof ClaimError) return { kind: "refused", reason: e.message };
     const outage = e instanceof RpcUnavailableError || isTransportError(e);
@@ -97,12 +111,16 @@ export class ClaimAnswerer {
     let proven = this.proven.get(claimId);
     if (!proven) {
       // Reads the claim first: one no longer open throws ClaimNotOpenError before any proving.
-      const prepared = await this.rpc(
-        "prepareClaim",
-        () => prepareClaim(this.deps.store, this.deps.escrow, claimId),
+      const loaded = await this.rpc(
+        "loadClaim",
+        () => loadClaim(this.deps.store, this.deps.escrow, claimId),
         signal,
-        { claimId },
+        {
+          claimId,
+        },
       );
+      if (needsSegments(loaded)) return this.answerBySegments(loaded, attempt, signal);
+      const prepared = prepareLoadedClaim(loaded);
       await this.assertProofWindowOpen(claimId, prepared.claim.filedAt, signal);
       const estimate = proofMemoryEstimateOfZkey(prepared.artifacts.zkey);
       const release = await this.deps.budget.acquire(estimate, signal);
@@ -126,14 +144,51 @@ export class ClaimAnswerer {
         signal,
         { claimId },
       );
-      proven = { proof, verdict: prepared.verdict, circuit: prepared.artifacts.name };
+      proven = {
+        proof,
+        verdict: prepared.verdict,
+        circuit: prepared.artifacts.name,
+        proveSeconds: proof.proveSeconds,
+      };
       this.proven.set(claimId, proven);
     }
     return this.submit(claimId, proven, signal);
   }
 
+  /**
+   * A session longer than any whole-claim circuit: its segments proven by the segment prover, each sent as it
+   * is checked, and the chain settled (prover/segments/claims.ts). Resumable: a later attempt proves only the
+   * links the escrow does not hold yet.
+   */
+  private async answerBySegments(
+    loaded: LoadedClaim,
+    attempt: number,
+    signal?: AbortSignal,
+  ): Promise<Outcome> {
+    const { claimId } = loaded;
+    await this.assertProofWindowOpen(claimId, loaded.claim.filedAt, signal);
+    this.deps.log.log("info", "claim.proving", {
+      claimId,
+      attempt,
+      segmented: true,
+      records: loaded.records.length,
+    });
+    const answer = await answerSegmentedClaim(this.deps.store, this.deps.escrow, claimId, {
+      loaded,
+      prover: this.deps.segmentProver(),
+      send: (op) => this.serially(op),
+      progress: (e) => this.deps.log.log("info", `claim.segment_${e.stage}`, { claimId, ...e }),
+    });
+    const proveSeconds = answer.proofs.reduce((t, p) => t + p.witnessSeconds + p.proveSeconds, 0);
+    return {
+      kind: "settled",
+      tx: { txHash: answer.txHash, gasUsed: answer.settleGas },
+      proven: { verdict: answer.verdict, circuit: answer.circuit, proveSeconds, segments: answer.segments },
+    };
+  }
+
   private async submit(claimId: bigint, proven: Proven, signal?: AbortSignal): Promise<Outcome> {
-    const { words } = proven.proof;
+    const words = proven.proof!.words;
     const violated = proven.verdict.violated;
     type Sent = { tx: TxResult } | { status: ClaimStatus } | { revert: string; error: unknown };
     const sent = await this.serially(() =>

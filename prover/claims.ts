@@ -17,7 +17,7 @@ import {
 import type { TraceRecord } from "../sdk/core/records.js";
 import type { TraceStore } from "../sdk/store.js";
 import { capacityOfDepth, selectCircuit, verdictLabel } from "../sdk/core/claim.js";
-import { circuitArtifacts, loadManifest } from "./artifacts/manifest.js";
+import { circuitArtifacts, claimCircuits, loadManifest } from "./artifacts/manifest.js";
 import { prove, verifyLocally, type ProofResult } from "./prove.js";
 import { capacityProblem, claimInput, shapeOf } from "./witness.js";
 import { ZkvaiError } from "../sdk/core/errors.js";
@@ -91,8 +91,11 @@ export interface AnswerOptions {
   beforeProving?: (prepared: PreparedClaim) => Promise<void>;
 }
 
-/** Everything the proof needs, checked against the chain; throws before any transaction. */
-export async function prepareClaim(store: TraceStore, escrow: EscrowClient, claimId: bigint) {
+/**
+ * The claim's trace and promise, checked against the chain: every stored record reproduces every on-chain
+ * chain head and the final root, and θ hashes to the promise's paramsHash. Throws before any transaction.
+ */
+export async function loadClaim(store: TraceStore, escrow: EscrowClient, claimId: bigint) {
   const claim = await escrow.claim(claimId);
   if (claim.status !== ClaimStatus.Open) throw new ClaimNotOpenError(claimId, claim.status);
   const { sessionId, promiseId } = claim;
@@ -163,6 +166,20 @@ export async function prepareClaim(store: TraceStore, escrow: EscrowClient, clai
     throw new ClaimError(`promise ${promiseId}: the stored θ does not hash to the on-chain paramsHash`);
   }
 
+  const context = await escrow.context(sessionId, promiseId);
+  return { claimId, claim, records, stored, checkpoints, predicate, theta, context, promise };
+}
+
+export type LoadedClaim = Awaited<ReturnType<typeof loadClaim>>;
+
+/** Everything the proof needs, checked against the chain; throws before any transaction. */
+export async function prepareClaim(store: TraceStore, escrow: EscrowClient, claimId: bigint) {
+  return prepareLoadedClaim(await loadClaim(store, escrow, claimId));
+}
+
+/** A loaded claim laid out for the one whole-claim circuit the escrow verifies it with. */
+export function prepareLoadedClaim(loaded: LoadedClaim) {
+  const { claimId, claim, records, stored, checkpoints, predicate, theta, context } = loaded;
   const circuit = pickCircuit(predicate, records, checkpoints.length);
   const artifacts = circuitArtifacts(circuit.name);
   const { input, verdict } = claimInput({
@@ -172,7 +189,7 @@ export async function prepareClaim(store: TraceStore, escrow: EscrowClient, clai
     checkpoints,
     predicate,
     theta,
-    context: await escrow.context(sessionId, promiseId),
+    context,
     shape: circuit.shape,
   });
   return { claimId, claim, artifacts, input, verdict };
@@ -252,7 +269,7 @@ export async function answerClaim(
 
 /** Among the manifest's circuits of a predicate, the one the escrow's rule picks for n records. */
 export function builtCircuitFor(predicateId: string, n: number) {
-  const built = Object.entries(loadManifest().circuits)
+  const built = claimCircuits(loadManifest())
     .filter(([, c]) => c.predicate === predicateId)
     .map(([name, c]) => ({
       name,

@@ -12,6 +12,7 @@ import { jsonLogger, type Logger } from "../sdk/log.js";
 import type { TraceStore } from "../sdk/store.js";
 import { ClaimAnswerer, type Outcome } from "./claim-answerer.js";
 import { MemoryBudget } from "./memory-budget.js";
+import { LocalSegmentPool, type SegmentProver } from "./segments/pool.js";
 import { backoffMs, DEFAULT_RETRY, firstLine, sleep, withRpcRetry, type RetryPolicy } from "./rpc-retry.js";
 import { WatcherState, type FoundClaim, type WatchedClaim, type WatchedStatus } from "./watcher-state.js";
 import { verdictLabel, type VerdictLabel } from "../sdk/core/claim.js";
@@ -32,6 +33,12 @@ export interface WatcherOptions {
   /** RPC backoff; default 500 → 30_000 ms, 8 attempts per operation before a claim waits for a later tick. */
   retry?: RetryPolicy;
   log?: Logger;
+  /**
+   * Where the segments of claims too long for a whole-claim circuit are proven: a BullMQ queue
+   * (prover/segments/queue.ts) or, by default, a local pool of `segmentWorkers` processes (1), no Redis.
+   */
+  segmentProver?: SegmentProver;
+  segmentWorkers?: number;
 }
 
 export interface TickReport {
@@ -70,6 +77,8 @@ export class ClaimWatcher {
   private readonly confirmations: bigint;
   private readonly log: Logger;
   private readonly answerer: ClaimAnswerer;
+  private segmentProver?: SegmentProver;
+  private ownsSegmentProver: boolean;
   private ticking = false;
   private running = false;
   private closed = false;
@@ -91,7 +100,11 @@ export class ClaimWatcher {
       budget: this.budget,
       log: this.log,
       retry: this.retry,
+      segmentProver: () =>
+        (this.segmentProver ??=
+          opts.segmentProver ?? new LocalSegmentPool({ workers: opts.segmentWorkers ?? 1 })),
     });
+    this.ownsSegmentProver = !opts.segmentProver;
   }
 
   /** Takes the state file's lock (WatcherLockedError when another watcher holds it); no RPC yet. */
@@ -177,6 +190,8 @@ export class ClaimWatcher {
     if (this.ticking) throw new Error("a tick is running: abort run() and await it before close()");
     this.closed = true;
     this.state.close();
+    // The local pool's workers exit when disconnected; nothing of a claim is lost (links on-chain stay).
+    if (this.ownsSegmentProver) void this.segmentProver?.close();
     this.log.log("info", "watcher.stopped", { escrow: this.escrow.address });
   }
 
@@ -267,7 +282,8 @@ export class ClaimWatcher {
           verdict,
           seq: proven.verdict.seq,
           circuit: proven.circuit,
-          proveSeconds: Number(proven.proof.proveSeconds.toFixed(3)),
+          proveSeconds: Number(proven.proveSeconds.toFixed(3)),
+          ...(proven.segments ? { segments: proven.segments } : {}),
           gas: tx.gasUsed,
           txHash: tx.txHash,
         });

@@ -41,6 +41,7 @@ const offlineEscrow = {
   openSession: async () => ({ txHash: `0x${"00".repeat(32)}`, gasUsed: 0n }),
   // A bare escrow's registry: no verifiers (as test/sdk/session-fixture.ts deploys it).
   verifierSet: async () => ({ capacities: [], verifiers: [] }),
+  segmentVerifier: async () => null,
 } as unknown as EscrowClient;
 
 const yieldOnce = () => new Promise<void>((resolve) => setImmediate(resolve));

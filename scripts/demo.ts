@@ -1,8 +1,10 @@
 // npm run demo: the whole insurance loop on an embedded chain and a SQLite store.
 // A provider backs "email only these recipients" (AAP-4) with a reserve; three
 // sessions run; the user claims all three; two are settled by Groth16 proofs and
-// the third by default after the 3-day proof window. Exits non-zero if any money
-// moves differently from the protocol.
+// the third by default after the 3-day proof window. A fourth session, of payments
+// under an AAP-3 promise, is longer than any whole-claim circuit: its claim is
+// settled by a chain of segment proofs, proven by a local pool of two worker
+// processes. Exits non-zero if any money moves differently from the protocol.
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { formatEther, keccak256, parseEther, toHex, type Address } from "viem";
@@ -12,6 +14,7 @@ import type { EncodingProfile } from "../sdk/core/profile.js";
 import { Session } from "../sdk/session.js";
 import { TraceStore } from "../sdk/store.js";
 import { answerClaim } from "../prover/claims.js";
+import { answerSegmentedClaim } from "../prover/segments/claims.js";
 import { deployZkVai } from "../prover/artifacts/deploy.js";
 import { registerPromise } from "../sdk/promises.js";
 import { releaseProver } from "../prover/prove.js";
@@ -29,12 +32,20 @@ const THETA = {
   allowlist: ["alice@acme.example", "bob@acme.example", "team@acme.example"],
 };
 
+// The long session: payments to listed merchants under a cap (AAP-3).
+const PAY_PROFILE: EncodingProfile = {
+  version: 1,
+  tools: { pay: { target: "to", amount: { key: "cents", decimals: 0 } } },
+};
+const PAY_THETA = { payTools: ["pay"], merchants: ["acme-cloud", "paper-co"], cap: "50000" };
+const LONG_SESSION = 20;
+
 const eth = (wei: bigint) => `${wei < 0n ? "-" : "+"}${formatEther(wei < 0n ? -wei : wei)} ETH`;
 const gas = (g: bigint) => `${g.toLocaleString("en-US")} gas`;
 const say = (s = "") => console.log(s);
 
 async function main() {
-  const progress = new Progress({ total: 3 });
+  const progress = new Progress({ total: 4 });
   const dir = join(process.cwd(), "demo-data");
   mkdirSync(dir, { recursive: true });
   const dbPath = join(dir, "demo.sqlite");
@@ -121,6 +132,17 @@ async function main() {
     },
   ];
 
+  const payPromise = await registerPromise(deployment.record, escrow, store, {
+    predicate: "AAP-3",
+    theta: PAY_THETA,
+    profile: PAY_PROFILE,
+    payout: PAYOUT,
+    reserve: PAYOUT,
+  });
+  say(
+    `provider registers promise #${payPromise.promiseId}: AAP-3 "pay only ${PAY_THETA.merchants.join(", ")}, at most ${PAY_THETA.cap} cents"`,
+  );
+
   say("\nsessions (records stored first, chain heads checkpointed on-chain, final root on close):");
   const claims: { label: string; sessionId: `0x${string}`; claimId: bigint }[] = [];
   for (const s of sessions) {
@@ -139,6 +161,21 @@ async function main() {
     );
     claims.push({ label: s.label, sessionId, claimId: claim.claimId });
   }
+
+  // D: a session longer than any whole-claim circuit of this deployment (segments of 8 records here, 1,024 in
+  // production): checkpointed every 10 records, as VAI does.
+  const longId = scopedSessionId(provider, `D:${Date.now()}`);
+  const long = await Session.open({ store, escrow, sessionId: longId, user, profile: PAY_PROFILE });
+  for (let i = 0; i < LONG_SESSION; i++) {
+    const to = PAY_THETA.merchants[i % 2]!;
+    await long.call("pay", { to, cents: String(1000 + 37 * i) }, async () => `receipt #${i}`);
+  }
+  await long.close();
+  const longClaim = await asUser.fileClaim(longId, payPromise.promiseId, BOND);
+  say(`  D: a billing agent pays ${LONG_SESSION} invoices to listed merchants (longer than one circuit)`);
+  say(
+    `    ${long.count} records · ${(await escrow.session(longId)).checkpointCount} checkpoints on-chain · user files claim #${longClaim.claimId} · ${gas(longClaim.gasUsed)}`,
+  );
 
   // The escrow takes no proof until RECEIPT_WINDOW after close: the user's time to post a receipt the
   // provider signed, should the close fall short of it (docs/PROTOCOL.md "Receipts"). The embedded chain's
@@ -160,6 +197,17 @@ async function main() {
     say(`    → ${answer.verdict.violated ? "user receives payout + bond" : "provider receives the bond"}`);
   }
 
+  const segmented = await progress.step(`prove claim #${longClaim.claimId} in segments`, async () =>
+    answerSegmentedClaim(store, escrow, longClaim.claimId, { workers: 2 }),
+  );
+  const segmentGas = Object.values(segmented.segmentGas);
+  say(`  claim #${longClaim.claimId} [D: ${LONG_SESSION} payments]`);
+  say(
+    `    ${segmented.segments} segment proofs (${segmented.circuit}) in 2 worker processes: ${segmented.verdict.violated ? "VIOLATED" : "SATISFIED"}`,
+  );
+  say(`    proveSegment ${segmentGas.map(gas).join(", ")} · settleSegments ${gas(segmented.settleGas)}`);
+  say(`    → ${segmented.verdict.violated ? "user receives payout + bond" : "provider receives the bond"}`);
+
   const silent = claims[2];
   await chain.testClient.increaseTime({ seconds: 3 * 24 * 3600 + 1 });
   await chain.testClient.mine({ blocks: 1 });
@@ -175,23 +223,23 @@ async function main() {
 
   say("\nmoney (escrow credits, then withdrawn; wallet deltas also include gas paid):");
   say(
-    `  provider: credited ${eth(credits.provider)} · wallet ${eth(walletsAfter.provider - walletsBefore.provider)} (reserve ${formatEther(RESERVE)} ETH paid in)`,
+    `  provider: credited ${eth(credits.provider)} · wallet ${eth(walletsAfter.provider - walletsBefore.provider)} (reserves ${formatEther(RESERVE + PAYOUT)} ETH paid in)`,
   );
   say(
-    `  user:     credited ${eth(credits.user)} · wallet ${eth(walletsAfter.user - walletsBefore.user)} (3 bonds of ${formatEther(BOND)} ETH paid in)`,
+    `  user:     credited ${eth(credits.user)} · wallet ${eth(walletsAfter.user - walletsBefore.user)} (4 bonds of ${formatEther(BOND)} ETH paid in)`,
   );
   say(
     `  reserve left in promise #${promiseId}: ${formatEther(promiseAfter.reserve)} ETH (of ${formatEther(RESERVE)})`,
   );
 
-  const expected = { provider: BOND, user: 2n * (PAYOUT + BOND), reserve: RESERVE - 2n * PAYOUT };
+  const expected = { provider: 2n * BOND, user: 2n * (PAYOUT + BOND), reserve: RESERVE - 2n * PAYOUT };
   const ok =
     credits.provider === expected.provider &&
     credits.user === expected.user &&
     promiseAfter.reserve === expected.reserve;
   say(
     ok
-      ? "\nall three claims settled as the protocol says."
+      ? "\nall four claims settled as the protocol says."
       : "\nMISMATCH: money moved differently from the protocol",
   );
   store.close();

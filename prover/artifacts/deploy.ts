@@ -1,9 +1,9 @@
 // The artifacts pipeline's last stage: puts a zkVAI escrow on a chain. The on-chain Poseidon, one verifier per
 // circuit of the manifest, and the Escrow, whose verifier registry is that set, fixed at deployment.
-import { EscrowClient, deployEscrow, deployPoseidon3 } from "../../sdk/chain/escrow.js";
+import { EscrowClient, deployEscrow, deployPoseidon3, type SegmentEntry } from "../../sdk/chain/escrow.js";
 import { deployContract } from "../../sdk/chain/artifacts.js";
 import { type ChainHandle, type Wallet } from "../../sdk/chain/network.js";
-import type { DeployedVerifier, Deployment } from "../../sdk/chain/deployment.js";
+import type { DeployedSegmentVerifier, DeployedVerifier, Deployment } from "../../sdk/chain/deployment.js";
 import { predicateById } from "../../sdk/core/predicates/index.js";
 import { capacityOfDepth } from "../../sdk/core/claim.js";
 import {
@@ -11,7 +11,7 @@ import {
   checkpointSlots,
   DEFAULT_RECEIPT_WINDOW_S,
 } from "../../sdk/core/checkpoints.js";
-import { loadManifest, manifestSha256 } from "./manifest.js";
+import { claimCircuits, loadManifest, manifestSha256, segmentCircuits } from "./manifest.js";
 
 /** What deploying returns: a client for the new escrow, the deployment's record, and what each step cost. */
 export interface ZkVaiDeployment {
@@ -28,10 +28,16 @@ export interface ZkVaiDeployment {
 export async function deployZkVai(
   chain: ChainHandle,
   deployer: Wallet,
-  opts: { rpcUrl?: string; checkpointInterval?: number; receiptWindow?: number } = {},
+  opts: {
+    rpcUrl?: string;
+    checkpointInterval?: number;
+    receiptWindow?: number;
+    /** false: register no segment verifier, so long sessions cannot settle (tests of that path). */
+    segments?: boolean;
+  } = {},
 ): Promise<ZkVaiDeployment> {
   const manifest = loadManifest();
-  const circuits = Object.entries(manifest.circuits);
+  const circuits = claimCircuits(manifest);
   if (!circuits.length) throw new Error("the manifest lists no circuits; run `npm run setup`");
   const checkpointInterval = opts.checkpointInterval ?? CHECKPOINT_INTERVAL;
   // In-process test chains pass 0 to settle right after close; everything else waits for the user's receipt.
@@ -63,6 +69,38 @@ export async function deployZkVai(
       vkeySha256: c.files.vkey.sha256,
     });
   }
+  // One segment verifier per predicate: the manifest's segment circuit of that predicate (the largest, if
+  // several are built, as the escrow takes one).
+  const segmentVerifiers: DeployedSegmentVerifier[] = [];
+  const largest = new Map<string, [string, (typeof circuits)[number][1]]>();
+  for (const [name, c] of opts.segments === false ? [] : segmentCircuits(manifest)) {
+    const seen = largest.get(c.predicate);
+    if (!seen || Number(seen[1].params.depth) < Number(c.params.depth)) largest.set(c.predicate, [name, c]);
+  }
+  for (const [name, c] of largest.values()) {
+    const segmentSize = capacityOfDepth(Number(c.params.depth));
+    const checkpoints = Number(c.params.checkpoints);
+    if (checkpoints !== checkpointSlots(segmentSize, checkpointInterval))
+      throw new Error(
+        `segment circuit ${name} folds ${checkpoints} entries a segment, not checkpointSlots(${segmentSize}) under a checkpoint every ${checkpointInterval} records: rebuild the circuits (\`npm run setup\`)`,
+      );
+    const v = await deployContract(chain, deployer, c.verifierContract);
+    verifierGas[name] = v.gasUsed;
+    segmentVerifiers.push({
+      circuit: name,
+      predicate: c.predicate,
+      segmentSize,
+      checkpoints,
+      address: v.address,
+      vkeySha256: c.files.vkey.sha256,
+    });
+  }
+  const segments: SegmentEntry[] = segmentVerifiers.map((v) => ({
+    predicateId: predicateById(v.predicate).code,
+    segmentSize: v.segmentSize,
+    checkpoints: v.checkpoints,
+    verifier: v.address,
+  }));
   const registry = verifiers.map((v) => ({
     predicateId: predicateById(v.predicate).code,
     capacity: v.capacity,
@@ -74,6 +112,7 @@ export async function deployZkVai(
     checkpointInterval,
     receiptWindow,
     registry,
+    segments,
   });
   const startBlock = await chain.publicClient.getBlockNumber();
   const record: Deployment = {
@@ -86,6 +125,7 @@ export async function deployZkVai(
     checkpointInterval,
     receiptWindow,
     verifiers,
+    segmentVerifiers,
     manifestSha256: manifestSha256(),
     deployer: deployer.account.address,
     deployedAt: new Date().toISOString(),

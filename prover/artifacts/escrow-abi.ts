@@ -9,7 +9,7 @@ import path from "node:path";
 import { packageRoot } from "../../sdk/chain/locations.js";
 
 export const ESCROW_ABI_FILE = "sdk/chain/generated/escrow-abi.ts";
-const SOURCES = ["contracts/Escrow.sol", "contracts/EscrowBase.sol"];
+const SOURCES = ["contracts/Escrow.sol", "contracts/EscrowBase.sol", "contracts/EscrowSegments.sol"];
 
 interface SolcOutput {
   errors?: { severity: string; formattedMessage: string }[];

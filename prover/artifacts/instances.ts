@@ -7,7 +7,7 @@
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { PUBLIC_INPUTS } from "../../sdk/core/claim.js";
+import { PUBLIC_INPUTS, SEGMENT_PUBLIC_INPUTS } from "../../sdk/core/claim.js";
 import { findPredicate } from "../../sdk/core/predicates/index.js";
 import { isPoseidonTemplate, POSEIDON_TEMPLATES, type PoseidonTemplate } from "./poseidon-choice.js";
 import { rel, ROOT } from "./repo.js";
@@ -26,6 +26,8 @@ export interface Instance {
   groups: string[];
   /** The Poseidon template its gadgets use (circuits/gadgets/poseidon.circom); circomlib's by default. */
   poseidon?: PoseidonTemplate;
+  /** "segment": one segment of a chain (circuits/segments/); absent: a whole-claim circuit. */
+  kind?: "segment";
 }
 
 /** One predicate's circuit: keyed by the predicate id in the table's `families`. */
@@ -36,6 +38,11 @@ export interface Family {
   args: string[];
   /** Parameter values its rows share unless a row gives its own. */
   defaults?: Record<string, number>;
+  /**
+   * The predicate's segment circuit (circuits/segments/), taking the same parameters: rows with
+   * "kind": "segment" build it, with segments of 2^depth records.
+   */
+  segment?: { source: string; template: string };
 }
 
 export interface InstanceTable {
@@ -44,7 +51,7 @@ export interface InstanceTable {
 }
 
 /** A row's own keys; every other key of a row is a parameter. */
-const ROW_KEYS = new Set(["name", "family", "groups", "poseidon"]);
+const ROW_KEYS = new Set(["name", "family", "groups", "poseidon", "kind"]);
 
 function fail(where: string, message: string): never {
   throw new Error(`${where}: ${message}`);
@@ -59,6 +66,12 @@ function checkFamily(id: string, f: Family, where: string): void {
   if (typeof f.template !== "string" || !IDENT.test(f.template)) fail(where, "bad template");
   if (!Array.isArray(f.args) || !f.args.every((a) => typeof a === "string" && IDENT.test(a)))
     fail(where, "args must be an array of parameter names");
+  if (f.segment !== undefined) {
+    if (typeof f.segment?.source !== "string" || rel(path.resolve(ROOT, f.segment.source)).startsWith(".."))
+      fail(where, "segment.source must be a path inside the repository");
+    if (typeof f.segment.template !== "string" || !IDENT.test(f.segment.template))
+      fail(where, "bad segment.template");
+  }
 }
 
 /** Expands one row: parameters from the row, else the family's defaults, else the predicate's caps. */
@@ -95,17 +108,21 @@ function expand(raw: Record<string, unknown>, table: InstanceTable, where: strin
     const allowed = POSEIDON_TEMPLATES.map((t) => JSON.stringify(t)).join(" or ");
     fail(where, `poseidon must be ${allowed}, not ${JSON.stringify(raw.poseidon)}`);
   }
+  if (raw.kind !== undefined && raw.kind !== "segment") fail(where, `kind must be "segment" or absent`);
+  const segment = raw.kind === "segment";
+  if (segment && !family.segment) fail(where, `family ${id} has no segment circuit`);
   // Key order as the table had it: the instance entry is part of setup's compile key.
   return {
     name: raw.name,
     predicate: id,
-    source: family.source,
-    template: family.template,
+    source: segment ? family.segment!.source : family.source,
+    template: segment ? family.segment!.template : family.template,
     params,
     args: family.args.map((k) => params[k]),
-    publicSignals: [...PUBLIC_INPUTS],
+    publicSignals: [...(segment ? SEGMENT_PUBLIC_INPUTS : PUBLIC_INPUTS)],
     groups: raw.groups as string[],
     ...(raw.poseidon === undefined ? {} : { poseidon: raw.poseidon as PoseidonTemplate }),
+    ...(segment ? { kind: "segment" as const } : {}),
   };
 }
 

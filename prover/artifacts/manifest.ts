@@ -44,6 +44,8 @@ export interface CircuitEntry {
   verifierContract: string;
   zkeyContributions: ZkeyContribution[];
   insecureDevSetup: boolean;
+  /** "segment": a segment circuit (proveSegment's verifier); absent: a whole-claim circuit (settle's). */
+  kind?: "segment";
 }
 
 export interface Manifest {
@@ -98,6 +100,16 @@ export function readManifest(file: string, hint = ""): Manifest {
   if (manifest?.version !== 1 || typeof manifest.circuits !== "object" || manifest.circuits === null)
     throw new ManifestError(`manifest ${file} is not a version 1 zkVAI manifest${hint}`);
   return manifest;
+}
+
+/** The manifest's whole-claim circuits (settle's verifiers), by name. */
+export function claimCircuits(manifest: Manifest): [string, CircuitEntry][] {
+  return Object.entries(manifest.circuits).filter(([, c]) => c.kind !== "segment");
+}
+
+/** The manifest's segment circuits (proveSegment's verifiers), by name. */
+export function segmentCircuits(manifest: Manifest): [string, CircuitEntry][] {
+  return Object.entries(manifest.circuits).filter(([, c]) => c.kind === "segment");
 }
 
 // Not cached: the file is small and setup may rewrite it while a long-lived process (a test run) is alive.

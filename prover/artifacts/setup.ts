@@ -104,6 +104,7 @@ function entryFor(b: Built, ptau: PtauChoice): CircuitEntry {
       verifierSol: ref(p.sol, s.solSha),
     },
     verifierContract: `Verifier_${b.inst.name}`,
+    ...(b.inst.kind ? { kind: b.inst.kind } : {}),
     zkeyContributions: s.contributions ?? [],
     // Dev keys have no contribution (δ = 1, and τ is public anyway); keys on VAI_PTAU get one local
     // contribution. Either way a real deployment needs a multi-party phase 2 (docs/CEREMONY.md).

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { loadManifest } from "../../prover/artifacts/manifest.js";
+import { claimCircuits, loadManifest } from "../../prover/artifacts/manifest.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { releaseProver } from "../../prover/prove.js";
 import { ROOT } from "../../prover/artifacts/circuit-build.js";
@@ -216,7 +216,7 @@ export async function runBench(argv: string[]): Promise<number> {
   }
   const started = Date.now();
   const manifest = loadManifest();
-  const circuits = Object.entries(manifest.circuits)
+  const circuits = claimCircuits(manifest)
     .map(([name, c]) => ({
       name,
       predicate: c.predicate,

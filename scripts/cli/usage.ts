@@ -98,16 +98,21 @@ ${CHAIN_FLAGS_HELP}`,
   vai claim default <claimId>    after 3 days without a proof: pays the user payout + bond (anyone)
 
 ${CHAIN_FLAGS_HELP}`,
-  prove: `usage: vai prove <claimId> [--dry-run]
+  prove: `usage: vai prove <claimId> [--dry-run] [--workers <n>]
 
 Answers an open claim: checks that the stored records reproduce every on-chain commitment of
 the session and that the stored θ hashes to the promise's, evaluates the promise, proves the
 outcome with the smallest fitting circuit, verifies the proof locally, and settles the claim
-(violated: the user gets payout + bond; satisfied: the provider gets the bond).
-  --dry-run   prove and verify locally, send nothing
+(violated: the user gets payout + bond; satisfied: the provider gets the bond). A session longer
+than every whole-claim circuit is proven in segments (docs/PROTOCOL.md "Segmented settlement"):
+each segment in a local worker process, sent with proveSegment, and the chain settled once; a run
+that stopped halfway resumes with the segments the escrow does not hold yet.
+  --dry-run       prove and verify locally, send nothing (whole-claim circuits only)
+  --workers <n>   worker processes for segments (default 1)
 
 ${CHAIN_FLAGS_HELP}`,
   watch: `usage: vai watch [--poll-ms <ms>] [--confirmations <n>] [--memory-mb <MB>] [--state <file>]
+                 [--workers <n>]
 
 Watches the escrow for claims on this provider's promises and answers each with a proof from the
 trace store, until Ctrl-C / SIGTERM. Logs one JSON object per line on stderr. Progress survives a
@@ -116,6 +121,7 @@ restart through the state file (which claims are answered, which blocks were sca
   --confirmations <n>    blocks a claim must be buried under before it is answered
   --memory-mb <MB>       memory budget for concurrent proofs
   --state <file>         the watcher's SQLite state (default: watcher.sqlite next to the store)
+  --workers <n>          worker processes for the segments of long sessions (default 1)
   --debug                log debug events too
 
 ${CHAIN_FLAGS_HELP}`,

@@ -17,6 +17,7 @@ export const watchCommand: Command = {
         confirmations: { type: "string" },
         "memory-mb": { type: "string" },
         state: { type: "string" },
+        workers: { type: "string" },
         debug: { type: "boolean", default: false },
       });
       const pollMs =
@@ -27,6 +28,8 @@ export const watchCommand: Command = {
           : parseInteger(values.confirmations, "--confirmations", 0, 1000);
       const memoryBudgetMB =
         values["memory-mb"] === undefined ? undefined : parseInteger(values["memory-mb"], "--memory-mb", 64);
+      const segmentWorkers =
+        values.workers === undefined ? undefined : parseInteger(values.workers, "--workers", 1, 256);
       // Before anything starts, so a signal at any moment is a clean stop rather than Node's default exit.
       const stop = abortOnSignals();
       const { escrow, config } = await connect(values, {
@@ -44,6 +47,7 @@ export const watchCommand: Command = {
         pollMs,
         confirmations,
         memoryBudgetMB,
+        segmentWorkers,
         log: jsonLogger(process.stderr, values.debug ? "debug" : "info"),
       });
       try {

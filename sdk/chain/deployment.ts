@@ -25,6 +25,18 @@ export interface DeployedVerifier {
   vkeySha256: string;
 }
 
+/** A segment verifier (docs/PROTOCOL.md "Segmented settlement"): one per predicate, at most. */
+export interface DeployedSegmentVerifier {
+  circuit: string;
+  predicate: string;
+  /** Records per segment. */
+  segmentSize: number;
+  /** Fold entries each segment holds: the escrow's checkpointSlots(segmentSize). */
+  checkpoints: number;
+  address: Address;
+  vkeySha256: string;
+}
+
 /** The one record of a deployment: written by `vai node` / `vai deploy`, read by every later command. */
 export interface Deployment {
   version: 2;
@@ -39,6 +51,8 @@ export interface Deployment {
   /** The escrow's RECEIPT_WINDOW (seconds): settle waits this long after a session's close. */
   receiptWindow: number;
   verifiers: DeployedVerifier[];
+  /** The escrow's segment verifiers (none in files written before segmented settlement). */
+  segmentVerifiers: DeployedSegmentVerifier[];
   /** sha256 of build/manifest.json as it was when the verifiers were deployed. */
   manifestSha256: string;
   deployer: Address;
@@ -83,6 +97,8 @@ export function readDeployment(file: string): Deployment {
     return value as number;
   };
   if (!Array.isArray(raw.verifiers)) throw bad("verifiers is not a list");
+  if (raw.segmentVerifiers !== undefined && !Array.isArray(raw.segmentVerifiers))
+    throw bad("segmentVerifiers is not a list");
   return {
     version: 2,
     chainId: int(raw.chainId, "chainId"),
@@ -98,6 +114,14 @@ export function readDeployment(file: string): Deployment {
       capacity: int(v.capacity, `verifiers[${i}].capacity`),
       checkpoints: int(v.checkpoints, `verifiers[${i}].checkpoints`),
       address: address(v.address, `verifiers[${i}].address`),
+      vkeySha256: String(v.vkeySha256 ?? ""),
+    })),
+    segmentVerifiers: ((raw.segmentVerifiers ?? []) as Record<string, unknown>[]).map((v, i) => ({
+      circuit: String(v.circuit),
+      predicate: String(v.predicate),
+      segmentSize: positive(v.segmentSize, `segmentVerifiers[${i}].segmentSize`),
+      checkpoints: int(v.checkpoints, `segmentVerifiers[${i}].checkpoints`),
+      address: address(v.address, `segmentVerifiers[${i}].address`),
       vkeySha256: String(v.vkeySha256 ?? ""),
     })),
     manifestSha256: String(raw.manifestSha256 ?? ""),

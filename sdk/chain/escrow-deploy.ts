@@ -40,10 +40,24 @@ export interface VerifierEntry {
 }
 
 /**
- * Deploys an Escrow whose verifiers are `registry`, fixed for its lifetime: promises name a predicate and
- * settle() calls that predicate's smallest fitting verifier from here, never an address a provider gave.
- * `checkpointInterval` is the checkpoint budget's step (CHECKPOINT_INTERVAL in sdk/core/checkpoints.ts for
- * the circuits built). Entries are sorted here by (predicate, capacity), as the constructor requires.
+ * One entry of the escrow's segment registry: the segment circuit a verifier serves for a predicate (at most one
+ * per predicate). `segmentSize` is the records per segment, a power of two ≥ 2; `checkpoints` must be
+ * checkpointSlots(segmentSize) for the escrow's interval, or the constructor reverts (BadSegmentSize,
+ * CheckpointsMismatch). docs/PROTOCOL.md, "Segmented settlement".
+ */
+export interface SegmentEntry {
+  predicateId: number;
+  segmentSize: number;
+  checkpoints: number;
+  verifier: Address;
+}
+
+/**
+ * Deploys an Escrow whose verifiers are `registry` and `segments`, fixed for its lifetime: promises name a
+ * predicate and settle() calls that predicate's smallest fitting verifier from here (proveSegment its segment
+ * verifier), never an address a provider gave. `checkpointInterval` is the checkpoint budget's step
+ * (CHECKPOINT_INTERVAL in sdk/core/checkpoints.ts for the circuits built). Entries are sorted here by
+ * (predicate, capacity), as the constructor requires.
  */
 export async function deployEscrow(
   chain: ChainHandle,
@@ -54,6 +68,8 @@ export async function deployEscrow(
     /** RECEIPT_WINDOW in seconds (DEFAULT_RECEIPT_WINDOW_S when omitted; 0 only on development chains). */
     receiptWindow?: number;
     registry: readonly VerifierEntry[];
+    /** Segment verifiers, at most one per predicate (none when omitted). */
+    segments?: readonly SegmentEntry[];
   },
 ): Promise<Deployed> {
   const registry = [...opts.registry].sort(
@@ -64,6 +80,7 @@ export async function deployEscrow(
     opts.checkpointInterval,
     opts.receiptWindow ?? DEFAULT_RECEIPT_WINDOW_S,
     registry,
+    opts.segments ?? [],
   ]);
 }
 

@@ -70,6 +70,29 @@ export interface ClaimInfo {
   status: ClaimStatus;
 }
 
+/** A predicate's segment verifier (EscrowClient.segmentVerifier); null when it has none. */
+export interface SegmentVerifierInfo {
+  /** Records per segment: segment j covers records [j·segmentSize, min((j+1)·segmentSize, n)). */
+  segmentSize: number;
+  /** Fold entries the segment circuit holds: checkpointSlots(segmentSize). */
+  checkpoints: number;
+  verifier: Address;
+}
+
+/** The link proveSegment() recorded (its SegmentProven event), under the claim digest it was proven against. */
+export interface SegmentLink {
+  claimId: bigint;
+  claimDigest: bigint;
+  stateIn: bigint;
+  stateOut: bigint;
+}
+
+/** claimDigestOf: the digest settleSegments() uses now, and the one openSegments() stored (0: not opened). */
+export interface ClaimDigests {
+  current: bigint;
+  opened: bigint;
+}
+
 export interface TxResult {
   gasUsed: bigint;
   txHash: Hex;

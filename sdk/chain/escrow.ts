@@ -23,6 +23,9 @@ import {
   type Payment,
   type PromiseInfo,
   type RegisterPromiseArgs,
+  type SegmentLink,
+  type ClaimDigests,
+  type SegmentVerifierInfo,
   type SessionInfo,
   type TxResult,
 } from "./escrow-types.js";
@@ -44,12 +47,23 @@ export {
   type Payment,
   type PromiseInfo,
   type RegisterPromiseArgs,
+  type SegmentLink,
+  type ClaimDigests,
+  type SegmentVerifierInfo,
   type SessionInfo,
   type TxResult,
 } from "./escrow-types.js";
 type Sent<T> = Promise<TxResult & T>;
 
 const UINT256_MAX = 2n ** 256n - 1n;
+const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
+
+/** A proof as the escrow's `uint256[8]` (snarkjs exportSolidityCallData order); refuses any other length. */
+function proofTuple(proof: ProofWords) {
+  if (proof.length !== PROOF_WORDS)
+    throw new RangeError(`a proof is ${PROOF_WORDS} words, got ${proof.length}`);
+  return [proof[0], proof[1], proof[2], proof[3], proof[4], proof[5], proof[6], proof[7]] as const;
+}
 
 /** A mined log (strict decoding) as the SDK reports events: its arguments and where it was emitted. */
 function logged<T>(l: { args: T; transactionHash: Hex; blockNumber: bigint; logIndex: number }): Logged<T> {
@@ -147,10 +161,34 @@ export class EscrowClient {
   }
 
   settle(claimId: bigint, proof: ProofWords, violated: boolean): Sent<Payment & { violated: boolean }> {
-    if (proof.length !== PROOF_WORDS)
-      throw new RangeError(`a proof is ${PROOF_WORDS} words, got ${proof.length}`);
-    const words = [proof[0], proof[1], proof[2], proof[3], proof[4], proof[5], proof[6], proof[7]] as const;
-    return this.send("settle", [claimId, words, violated], "ClaimSettled");
+    return this.send("settle", [claimId, proofTuple(proof), violated], "ClaimSettled");
+  }
+
+  /**
+   * Commits the escrow to the claim's digest (claimDigest, sdk/core/segments.ts segmentClaimDigest) for
+   * proveSegment; anyone may call it once the claim could be settled (closed session, receipt window passed),
+   * and again after a spare receipt changed the session's accumulator.
+   */
+  openSegments(claimId: bigint): Sent<{ claimId: bigint; claimDigest: bigint; acc: bigint }> {
+    return this.send("openSegments", [claimId], "SegmentsOpened");
+  }
+
+  /**
+   * Records one link of a claim's segment chain: a segment takes `stateIn` to `stateOut`, proven by `proof`
+   * against [claimDigest, stateIn, stateOut] with the digest openSegments stored. Anyone may send it, in any
+   * order, while the claim is open and within its proof window.
+   */
+  proveSegment(claimId: bigint, stateIn: bigint, stateOut: bigint, proof: ProofWords): Sent<SegmentLink> {
+    return this.send("proveSegment", [claimId, stateIn, stateOut, proofTuple(proof)], "SegmentProven");
+  }
+
+  /**
+   * Settles a claim by its proven segment chain: `states` = [0, s_1, …, verdict], with every link
+   * (states[j], states[j+1]) proven under the claim's current digest and the verdict 1 (satisfied) or 2
+   * (violated). Pays as settle() does.
+   */
+  settleSegments(claimId: bigint, states: readonly bigint[]): Sent<Payment & { violated: boolean }> {
+    return this.send("settleSegments", [claimId, [...states]], "ClaimSettled");
   }
 
   claimDefault(claimId: bigint): Sent<Payment> {
@@ -228,6 +266,35 @@ export class EscrowClient {
       args: [predicateId],
     });
     return { capacities: [...capacities], verifiers: [...verifiers] };
+  }
+
+  /** The predicate's segment verifier, fixed at deployment; null when its promises settle by single proofs only. */
+  async segmentVerifier(predicateId: number): Promise<SegmentVerifierInfo | null> {
+    const [segmentSize, checkpoints, verifier] = await this.chain.publicClient.readContract({
+      ...this.contract,
+      functionName: "segmentVerifier",
+      args: [predicateId],
+    });
+    return verifier === ZERO_ADDRESS ? null : { segmentSize, checkpoints, verifier };
+  }
+
+  /** The claim's digest as settleSegments() computes it now, and the one openSegments() stored (0: none). */
+  async claimDigests(claimId: bigint): Promise<ClaimDigests> {
+    const [current, opened] = await this.chain.publicClient.readContract({
+      ...this.contract,
+      functionName: "claimDigestOf",
+      args: [claimId],
+    });
+    return { current, opened };
+  }
+
+  /** Whether this link is proven under the claim's current digest, i.e. whether settleSegments() counts it. */
+  segmentProven(claimId: bigint, stateIn: bigint, stateOut: bigint): Promise<boolean> {
+    return this.chain.publicClient.readContract({
+      ...this.contract,
+      functionName: "segmentProven",
+      args: [claimId, stateIn, stateOut],
+    });
   }
 
   async pair(sessionId: Hex, promiseId: bigint): Promise<{ openClaimId: bigint; resolved: boolean }> {
@@ -369,6 +436,19 @@ export class EscrowClient {
     const logs = await this.chain.publicClient.getContractEvents({
       ...this.contract,
       eventName: "ClaimSettled",
+      args: { claimId },
+      fromBlock: this.fromBlock,
+      toBlock: "latest",
+      strict: true,
+    });
+    return logs.map(logged);
+  }
+
+  /** The SegmentProven events of a claim: every link proven for it, under every digest it was opened with. */
+  async segmentLinksOf(claimId: bigint): Promise<Logged<SegmentLink>[]> {
+    const logs = await this.chain.publicClient.getContractEvents({
+      ...this.contract,
+      eventName: "SegmentProven",
       args: { claimId },
       fromBlock: this.fromBlock,
       toBlock: "latest",

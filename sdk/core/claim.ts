@@ -14,6 +14,13 @@
  */
 export const PUBLIC_INPUTS = ["context", "finalRoot", "n", "checkpointAcc", "paramsHash", "outcome"] as const;
 export type PublicInputName = (typeof PUBLIC_INPUTS)[number];
+
+/**
+ * The public inputs of a segment circuit (circuits/segments/), in the order proveSegment passes them: the
+ * claim's digest, which the escrow computes once per claim from the five values above (segmentClaimDigest in
+ * sdk/core/segments.ts), then the states it links. The segment's index is private: the states lead with it.
+ */
+export const SEGMENT_PUBLIC_INPUTS = ["claimDigest", "stateIn", "stateOut"] as const;
 export const PUBLIC_INPUT_COUNT = PUBLIC_INPUTS.length;
 
 /** The public inputs as values, in PUBLIC_INPUTS order. */

@@ -39,6 +39,7 @@ import {
   type VerificationKey,
 } from "./evidence.js";
 import { ZkvaiError } from "../core/errors.js";
+import { verifySegmentedSettlement } from "./verify-segments.js";
 
 /** The settlement could not be examined (e.g. settle was called through another contract). */
 export class SettlementUncheckable extends ZkvaiError {
@@ -86,13 +87,17 @@ export async function manifestCircuitAt(
   predicate: string,
   capacity: number,
   verifier: Address,
+  kind: "claim" | "segment" = "claim",
 ): Promise<[string, CircuitEntry]> {
   const candidates = Object.entries(manifest.circuits).filter(
-    ([, c]) => c.predicate === predicate && capacityOfDepth(Number(c.params.depth)) === capacity,
+    ([, c]) =>
+      (c.kind === "segment") === (kind === "segment") &&
+      c.predicate === predicate &&
+      capacityOfDepth(Number(c.params.depth)) === capacity,
   );
   if (!candidates.length)
     throw new SettlementInvalid(
-      `the manifest names no ${predicate} circuit of capacity ${capacity}, the one verifier ${verifier} serves`,
+      `the manifest names no ${predicate} ${kind === "segment" ? "segment circuit of segments of" : "circuit of capacity"} ${capacity}, the one verifier ${verifier} serves`,
     );
   const code = await codeAt(chain, verifier);
   let lastMismatch: SettlementInvalid | undefined;
@@ -130,6 +135,67 @@ export async function checkPoseidon3(chain: ChainHandle, escrowAddress: Address)
   if (answer !== poseidon([1n, 2n, 3n]))
     throw new SettlementInvalid(`the escrow's Poseidon(3) at ${poseidon3} gives a wrong hash of (1, 2, 3)`);
   return `the escrow's Poseidon(3) ${poseidon3} runs contracts/PoseidonT4.sol and hashes (1, 2, 3) as sdk/core/hash.ts does`;
+}
+
+/**
+ * The verification key of the manifest circuit `entry`, once the verifier at `verifier` is shown to be its
+ * contract: artifact compiled from the manifest's source (optionally recompiled and compared with the
+ * on-chain code), and the key in the manifest is the one hard-coded in that source. Appends each link to
+ * `checks`.
+ */
+export async function verifiedKey(o: {
+  chain: ChainHandle;
+  verifier: Address;
+  entry: CircuitEntry;
+  manifestPath: string;
+  recompile?: boolean;
+  checks: string[];
+}): Promise<VerificationKey> {
+  const { chain, verifier, entry, manifestPath, checks } = o;
+  const code = await codeAt(chain, verifier);
+  const solSource = manifestFile(entry.files.verifierSol, "verifier source", manifestPath).toString("utf8");
+  const artifact = compiled(entry.files.verifierSol.path, entry.verifierContract);
+  if (artifact.sourceSha256 !== entry.files.verifierSol.sha256)
+    throw new SettlementInvalid(
+      `${entry.verifierContract} was compiled from a source whose sha256 is not the manifest's ${entry.files.verifierSol.sha256}`,
+    );
+  checks.push(
+    `that artifact was compiled from ${entry.files.verifierSol.path}, sha256 ${entry.files.verifierSol.sha256} as the manifest records`,
+  );
+  if (o.recompile) {
+    const bytecode = recompiledBytecode(artifact);
+    if (bytecode === undefined)
+      throw new SettlementUncheckable(
+        `the installed solc is not ${artifact.solcLongVersion}, which built ${entry.verifierContract}`,
+      );
+    if (bytecode.toLowerCase() !== code.toLowerCase())
+      throw new SettlementInvalid(
+        `${entry.files.verifierSol.path} compiled with solc ${artifact.solcLongVersion} does not give verifier ${verifier}'s code`,
+      );
+    checks.push(`compiling that source again with solc ${artifact.solcLongVersion} gives the on-chain code`);
+  }
+  const vkeyBytes = manifestFile(entry.files.vkey, "verification key", manifestPath);
+  let vkey: VerificationKey;
+  try {
+    vkey = JSON.parse(vkeyBytes.toString("utf8")) as VerificationKey;
+  } catch {
+    throw new SettlementInvalid(`verification key ${entry.files.vkey.path} is not JSON`);
+  }
+  const nPublic = entry.publicSignals.length;
+  if (vkey.protocol !== "groth16" || vkey.curve !== "bn128" || vkey.nPublic !== nPublic)
+    throw new SettlementInvalid(
+      `verification key ${entry.files.vkey.path} is not a bn128 Groth16 key for ${nPublic} public inputs`,
+    );
+  checkVkeyInSource(
+    vkey,
+    solSource,
+    path.resolve(artifactsRoot(), entry.files.verifierSol.path),
+    path.resolve(artifactsRoot(), entry.files.vkey.path),
+  );
+  checks.push(
+    `verification key ${entry.files.vkey.path} (sha256 ${entry.files.vkey.sha256}) is the key hard-coded in that source`,
+  );
+  return vkey;
 }
 
 export async function verifySettlement(opts: {
@@ -173,8 +239,25 @@ export async function verifySettlement(opts: {
       `settle was called through contract ${tx.to}, whose calldata this tool cannot decode`,
     );
   const call = decodeFunctionData({ abi: escrow.abi, data: tx.input });
+  if (call.functionName === "settleSegments")
+    return verifySegmentedSettlement({
+      chain,
+      escrow,
+      claimId,
+      claim,
+      event,
+      txHash,
+      blockNumber: receipt.blockNumber,
+      states: call.args[1] as readonly bigint[],
+      manifest,
+      manifestPath,
+      recompile: opts.recompile,
+      checks,
+    });
   if (call.functionName !== "settle")
-    throw new SettlementInvalid(`transaction ${txHash} calls ${call.functionName}, not settle`);
+    throw new SettlementInvalid(
+      `transaction ${txHash} calls ${call.functionName}, not settle or settleSegments`,
+    );
   // Narrowed by the ABI: settle(claimId, proof, violated).
   const [callClaimId, words, violated] = call.args;
   if (callClaimId !== claimId)
@@ -210,52 +293,10 @@ export async function verifySettlement(opts: {
   if (!predicate)
     throw new SettlementInvalid(`promise ${promiseId} has unknown predicate id ${promise.predicateId}`);
   const [circuit, entry] = await manifestCircuitAt(chain, manifest, predicate.id, capacity, verifier);
-  const code = await codeAt(chain, verifier);
   checks.push(
     `verifier ${verifier} (≤ ${capacity} records) runs ${entry.verifierContract} from ${rel(path.join(hardhatArtifactsDir(), entry.files.verifierSol.path))}`,
   );
-
-  const solSource = manifestFile(entry.files.verifierSol, "verifier source", manifestPath).toString("utf8");
-  const artifact = compiled(entry.files.verifierSol.path, entry.verifierContract);
-  if (artifact.sourceSha256 !== entry.files.verifierSol.sha256)
-    throw new SettlementInvalid(
-      `${entry.verifierContract} was compiled from a source whose sha256 is not the manifest's ${entry.files.verifierSol.sha256}`,
-    );
-  checks.push(
-    `that artifact was compiled from ${entry.files.verifierSol.path}, sha256 ${entry.files.verifierSol.sha256} as the manifest records`,
-  );
-  if (opts.recompile) {
-    const bytecode = recompiledBytecode(artifact);
-    if (bytecode === undefined)
-      throw new SettlementUncheckable(
-        `the installed solc is not ${artifact.solcLongVersion}, which built ${entry.verifierContract}`,
-      );
-    if (bytecode.toLowerCase() !== code.toLowerCase())
-      throw new SettlementInvalid(
-        `${entry.files.verifierSol.path} compiled with solc ${artifact.solcLongVersion} does not give verifier ${verifier}'s code`,
-      );
-    checks.push(`compiling that source again with solc ${artifact.solcLongVersion} gives the on-chain code`);
-  }
-  const vkeyBytes = manifestFile(entry.files.vkey, "verification key", manifestPath);
-  let vkey: VerificationKey;
-  try {
-    vkey = JSON.parse(vkeyBytes.toString("utf8")) as VerificationKey;
-  } catch {
-    throw new SettlementInvalid(`verification key ${entry.files.vkey.path} is not JSON`);
-  }
-  if (vkey.protocol !== "groth16" || vkey.curve !== "bn128" || vkey.nPublic !== PUBLIC_INPUT_COUNT)
-    throw new SettlementInvalid(
-      `verification key ${entry.files.vkey.path} is not a bn128 Groth16 key for ${PUBLIC_INPUT_COUNT} public inputs`,
-    );
-  checkVkeyInSource(
-    vkey,
-    solSource,
-    path.resolve(artifactsRoot(), entry.files.verifierSol.path),
-    path.resolve(artifactsRoot(), entry.files.vkey.path),
-  );
-  checks.push(
-    `verification key ${entry.files.vkey.path} (sha256 ${entry.files.vkey.sha256}) is the key hard-coded in that source`,
-  );
+  const vkey = await verifiedKey({ chain, verifier, entry, manifestPath, recompile: opts.recompile, checks });
 
   const proof = unpackProof(words);
   let ok = false;

@@ -139,7 +139,7 @@ describe("constructor", () => {
   it("fixes the verifier registry: code at every address, checkpointSlots(capacity) each, ascending capacities", async () => {
     const deploy = (
       registry: { predicateId: number; capacity: number; checkpoints: number; verifier: Address }[],
-    ) => deployContract(chain, provider, "Escrow", [poseidon3, 10, 0, registry]);
+    ) => deployContract(chain, provider, "Escrow", [poseidon3, 10, 0, registry, []]);
     // ceil(8 / 10) + 1: the one entry a session of 8 records can earn under the budget, and the spare receipt.
     const entry = { predicateId: 1, capacity: 8, checkpoints: 2, verifier: small };
     const wide = { ...entry, capacity: 64, checkpoints: 8, verifier: large };

@@ -1,5 +1,6 @@
-// Shared escrow fixture for the contract tests: one escrow over the generated Poseidon(3), MockVerifiers, named
-// wallets, block-time control, and the money ledger that P6 is checked against.
+// Shared escrow fixture for the contract tests: one escrow over the generated Poseidon(3), MockVerifiers (and a
+// MockVerifier3 as AAP-4's segment verifier), named wallets, block-time control, and the money ledger that P6 is
+// checked against.
 import { beforeAll, beforeEach } from "vitest";
 import {
   BaseError,
@@ -52,6 +53,9 @@ export interface Fixture {
   asStranger: EscrowClient;
   verifier: Address;
   mockAbi: Abi;
+  /** AAP-4's segment verifier: a MockVerifier3 (3 public inputs) of SEGMENT_SIZE records per segment. */
+  segmentVerifier: Address;
+  mock3Abi: Abi;
   /** The escrow's CHECKPOINT_INTERVAL. */
   interval: number;
   /** The escrow's RECEIPT_WINDOW (seconds): settle waits this long after a session's close. */
@@ -60,6 +64,8 @@ export interface Fixture {
 
 /** The registry's one circuit: AAP-4 up to 64 records. */
 export const CAPACITY = 64;
+/** The segment registry's one circuit: AAP-4 in segments of 4 records. */
+export const SEGMENT_SIZE = 4;
 
 /**
  * Deploys once per file and reverts the chain to that point before every test. The checkpoint budget's
@@ -76,6 +82,8 @@ export function escrowFixture(opts: { checkpointInterval?: number; receiptWindow
     const poseidon3 = (await deployPoseidon3(fx.chain, fx.provider)).address;
     // The registry: one switchable verifier for AAP-4 (predicate 4), fixed at deployment like every verifier.
     fx.verifier = (await deployContract(fx.chain, fx.provider, "MockVerifier")).address;
+    // And one segment verifier for it (test/contracts/segments.test.ts); nothing else calls it.
+    fx.segmentVerifier = (await deployContract(fx.chain, fx.provider, "MockVerifier3")).address;
     fx.interval = opts.checkpointInterval ?? CHECKPOINT_INTERVAL;
     fx.receiptWindow = opts.receiptWindow ?? 0;
     const checkpoints = checkpointSlots(CAPACITY, fx.interval);
@@ -84,11 +92,20 @@ export function escrowFixture(opts: { checkpointInterval?: number; receiptWindow
       checkpointInterval: fx.interval,
       receiptWindow: fx.receiptWindow,
       registry: [{ predicateId: 4, capacity: CAPACITY, checkpoints, verifier: fx.verifier }],
+      segments: [
+        {
+          predicateId: 4,
+          segmentSize: SEGMENT_SIZE,
+          checkpoints: checkpointSlots(SEGMENT_SIZE, fx.interval),
+          verifier: fx.segmentVerifier,
+        },
+      ],
     });
     fx.escrow = await EscrowClient.connect(fx.chain, address, fx.provider);
     fx.asUser = fx.escrow.as(fx.user);
     fx.asStranger = fx.escrow.as(fx.stranger);
     fx.mockAbi = (await readArtifact("MockVerifier")).abi;
+    fx.mock3Abi = (await readArtifact("MockVerifier3")).abi;
     snapshot = await fx.chain.testClient.snapshot();
   });
   beforeEach(async () => {
@@ -105,6 +122,35 @@ export async function proofsValid(fx: Fixture, valid: boolean) {
     abi: fx.mockAbi,
     functionName: "setResult",
     args: [valid],
+  });
+  await fx.chain.publicClient.waitForTransactionReceipt({ hash });
+}
+
+/** Whether the segment MockVerifier3 accepts the next proofs. */
+export async function segmentProofsValid(fx: Fixture, valid: boolean) {
+  const hash = await fx.provider.writeContract({
+    address: fx.segmentVerifier,
+    abi: fx.mock3Abi,
+    functionName: "setResult",
+    args: [valid],
+  });
+  await fx.chain.publicClient.waitForTransactionReceipt({ hash });
+}
+
+/**
+ * Arms the segment MockVerifier3 to accept only `proof` against exactly these 3 public inputs, [claimDigest,
+ * stateIn, stateOut] (strict mode).
+ */
+export async function segmentProofFor(
+  fx: Fixture,
+  inputs: readonly bigint[],
+  proof: readonly bigint[] = PROOF,
+) {
+  const hash = await fx.provider.writeContract({
+    address: fx.segmentVerifier,
+    abi: fx.mock3Abi,
+    functionName: "expect",
+    args: [proof, inputs],
   });
   await fx.chain.publicClient.waitForTransactionReceipt({ hash });
 }

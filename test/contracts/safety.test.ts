@@ -185,6 +185,9 @@ const EVENT_OF: Record<string, string> = {
   closeSession: "SessionClosed",
   fileClaim: "ClaimFiled",
   settle: "ClaimSettled",
+  openSegments: "SegmentsOpened",
+  proveSegment: "SegmentProven",
+  settleSegments: "ClaimSettled",
   claimDefault: "ClaimDefaulted",
   withdraw: "Withdrawn",
 };
@@ -232,6 +235,14 @@ describe("events and immutability", () => {
     const c1 = (await fx.asUser.fileClaim(a, promiseId, BOND)).claimId;
     await track("fileClaim", fx.asUser.fileClaim(b, promiseId, BOND));
     await track("settle", fx.escrow.settle(c1, PROOF, true));
+    // Segmented settlement: a chain of one link (session() closes at 3 records, within SEGMENT_SIZE), the
+    // segment MockVerifier3 accepting any proof.
+    const d = await session(fx, "d");
+    await fx.asStranger.fund(promiseId, PAYOUT);
+    const c4 = (await fx.asUser.fileClaim(d, promiseId, BOND)).claimId;
+    await track("openSegments", fx.asStranger.openSegments(c4));
+    await track("proveSegment", fx.asStranger.proveSegment(c4, 0n, 2n, PROOF));
+    await track("settleSegments", fx.asStranger.settleSegments(c4, [0n, 2n]));
     const c3 = (await fx.escrow.pair(b, promiseId)).openClaimId;
     await at(fx, (await filedAt(fx, c3)) + PROOF_WINDOW);
     await track("claimDefault", fx.asUser.claimDefault(c3));

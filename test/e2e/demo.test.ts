@@ -2,10 +2,10 @@
 import { spawnSync } from "node:child_process";
 import { expect, it } from "vitest";
 
-it("npm run demo settles all three claims and exits 0", () => {
+it("npm run demo settles all four claims, one by segment proofs, and exits 0", () => {
   const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/demo.ts"], {
     encoding: "utf8",
-    timeout: 240_000,
+    timeout: 420_000,
   });
   expect(r.stderr).not.toMatch(/demo failed/);
   expect(r.status).toBe(0);
@@ -15,6 +15,7 @@ it("npm run demo settles all three claims and exits 0", () => {
   );
   expect(r.stdout).toMatch(/no proof within 3 days → claimDefault pays user payout \+ bond/);
   expect(r.stdout).toMatch(/user: +credited \+2\.2 ETH/);
-  expect(r.stdout).toMatch(/provider: credited \+0\.1 ETH/);
-  expect(r.stdout).toMatch(/all three claims settled as the protocol says/);
-}, 300_000);
+  expect(r.stdout).toMatch(/3 segment proofs \(aap3_seg8\) in 2 worker processes: SATISFIED/);
+  expect(r.stdout).toMatch(/provider: credited \+0\.2 ETH/);
+  expect(r.stdout).toMatch(/all four claims settled as the protocol says/);
+}, 480_000);

@@ -12,7 +12,7 @@ import { scopedSessionId } from "../../sdk/chain/escrow.js";
 import { assertWellFormedAmount } from "../../sdk/core/encoding.js";
 import { Session, type RecordBody } from "../../sdk/session.js";
 import { TraceStore } from "../../sdk/store.js";
-import { loadManifest } from "../../prover/artifacts/manifest.js";
+import { claimCircuits, loadManifest } from "../../prover/artifacts/manifest.js";
 import { answerClaim } from "../../prover/claims.js";
 import { deployZkVai, type ZkVaiDeployment } from "../../prover/artifacts/deploy.js";
 import { registerPromise } from "../../sdk/promises.js";
@@ -26,7 +26,7 @@ const DEV = { receiptWindow: 0 };
 const PAYOUT = parseEther("1");
 const BOND = parseEther("0.1");
 
-const built = Object.values(loadManifest().circuits);
+const built = claimCircuits(loadManifest()).map(([, c]) => c);
 const predicates = [...new Set(built.map((c) => c.predicate))].sort();
 
 let chain: ChainHandle;

@@ -24,6 +24,16 @@ const record: Deployment = {
   verifiers: [
     { circuit: "aap4_n8", predicate: "AAP-4", capacity: 8, checkpoints: 2, address: A, vkeySha256: "ab" },
   ],
+  segmentVerifiers: [
+    {
+      circuit: "aap3_seg8",
+      predicate: "AAP-3",
+      segmentSize: 8,
+      checkpoints: 2,
+      address: A,
+      vkeySha256: "ef",
+    },
+  ],
   manifestSha256: "cd",
   deployer: A,
   deployedAt: "2026-01-01T00:00:00.000Z",
@@ -63,5 +73,19 @@ describe("the deployment file", () => {
       writeFileSync(f, JSON.stringify({ ...record, receiptWindow }));
       expect(readDeployment(f).receiptWindow).toBe(receiptWindow);
     }
+  });
+});
+
+describe("the deployment file's segment verifiers", () => {
+  it("reads a file without them (written before segmented settlement) as none, and refuses a bad one", () => {
+    const f = file("segments.json");
+    const { segmentVerifiers: _, ...older } = record;
+    writeFileSync(f, JSON.stringify(older));
+    expect(readDeployment(f).segmentVerifiers).toEqual([]);
+    writeFileSync(f, JSON.stringify({ ...record, segmentVerifiers: {} }));
+    expect(() => readDeployment(f)).toThrow(/segmentVerifiers is not a list/);
+    const zero = [{ ...record.segmentVerifiers[0], segmentSize: 0 }];
+    writeFileSync(f, JSON.stringify({ ...record, segmentVerifiers: zero }));
+    expect(() => readDeployment(f)).toThrow(/segmentVerifiers\[0\]\.segmentSize is 0/);
   });
 });

@@ -15,6 +15,7 @@ export function offlineEscrow(checkpointInterval = 10): EscrowClient {
     abi: [],
     // No registered circuit: the Session warns (session.no_circuit) and records without a capacity check.
     verifierSet: async () => ({ capacities: [], verifiers: [] }),
+    segmentVerifier: async () => null,
     openSession: async () => ({ txHash: `0x${"00".repeat(32)}`, gasUsed: 0n }),
     checkpoint: refuse("checkpoint"),
     closeSession: refuse("closeSession"),

@@ -1,0 +1,72 @@
+// One segment proof as a unit of work: what a worker needs (the circuit's files and the segment's input)
+// and what it hands back. The local pool's child processes and the BullMQ workers both run provePayload,
+// so a segment proves the same way wherever it runs.
+import * as snarkjs from "snarkjs";
+import { packProof, type Groth16ProofJson } from "../../sdk/core/claim.js";
+import type { CircuitInput } from "../../sdk/core/inputs.js";
+import { ZkvaiError } from "../../sdk/core/errors.js";
+
+export interface SegmentTask {
+  /** Which claim and which of its segments; the pair is the task's identity (idempotence). */
+  claimId: string;
+  index: number;
+  /** The segment circuit (a manifest name) and its files on the worker's machine. */
+  circuit: string;
+  wasm: string;
+  zkey: string;
+  input: CircuitInput;
+}
+
+export interface SegmentProof {
+  claimId: string;
+  index: number;
+  proof: Groth16ProofJson;
+  publicSignals: string[];
+  /** The 8 words proveSegment takes, as decimal strings (JSON-safe). */
+  words: string[];
+  witnessSeconds: number;
+  proveSeconds: number;
+  /** The worker process's peak resident set so far, in bytes. */
+  peakRssBytes: number;
+  /** Who proved it (host:pid), for the benchmark and the logs. */
+  worker: string;
+}
+
+export class SegmentProofError extends ZkvaiError {
+  static override readonly code: string = "SEGMENT_PROOF_FAILED";
+  override name = "SegmentProofError";
+}
+
+/** A worker process ended while it held a segment: the segment may be tried again elsewhere. */
+export class WorkerDied extends SegmentProofError {
+  static override readonly code: string = "SEGMENT_WORKER_DIED";
+  override name = "WorkerDied";
+}
+
+/** Computes the witness and the proof of one segment in this process. */
+export async function provePayload(task: SegmentTask, worker: string): Promise<SegmentProof> {
+  const wtns = { type: "mem" } as { type: "mem"; data?: Uint8Array };
+  const t0 = performance.now();
+  try {
+    await snarkjs.wtns.calculate(task.input as never, task.wasm, wtns as never);
+  } catch (e) {
+    throw new SegmentProofError(
+      `claim ${task.claimId} segment ${task.index} (${task.circuit}): no witness satisfies the circuit (${String((e as Error)?.message ?? e).split("\n")[0]})`,
+    );
+  }
+  const t1 = performance.now();
+  const { proof, publicSignals } = await snarkjs.groth16.prove(task.zkey, wtns as never);
+  const t2 = performance.now();
+  return {
+    claimId: task.claimId,
+    index: task.index,
+    proof: proof as unknown as Groth16ProofJson,
+    publicSignals: publicSignals.map(String),
+    words: packProof(proof as unknown as Groth16ProofJson).map(String),
+    witnessSeconds: (t1 - t0) / 1000,
+    proveSeconds: (t2 - t1) / 1000,
+    // maxRSS is in kilobytes.
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    worker,
+  };
+}

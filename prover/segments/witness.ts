@@ -1,0 +1,190 @@
+// Turns a session's records, its on-chain fold entries and a promise's θ into the inputs of each
+// segment proof of its chain (circuits/segments/*.circom): the carried states from sdk/core/segments.ts,
+// each segment's rows and entries, and θ. Every value is checked again by the circuit.
+import { KIND, SLOT, SLOT_COUNT, encodeTrace, type EncodedRecord } from "../../sdk/core/encoding.js";
+import { mergeInputs, type CircuitInput } from "../../sdk/core/inputs.js";
+import { commitmentRoot } from "../../sdk/core/merkle.js";
+import { paramsHashOf, type PredicateDefinition, type Verdict } from "../../sdk/core/predicates/index.js";
+import type { EncodingProfile } from "../../sdk/core/profile.js";
+import type { TraceRecord } from "../../sdk/core/records.js";
+import { accumulate, hashVector, stringToField } from "../../sdk/core/hash.js";
+import {
+  planSegments,
+  segmentClaimDigest,
+  type SegmentCarry,
+  type SegmentPlan,
+} from "../../sdk/core/segments.js";
+import { WitnessError, type Checkpoint } from "../witness.js";
+
+/**
+ * What a predicate's segment circuit carries from one segment to the next, besides the trace: its state
+ * commitment at each boundary (0 for none) and the circuit inputs that open it at the start of a segment.
+ */
+interface PredicateCarrier {
+  carry(
+    encoded: readonly EncodedRecord[],
+    boundaries: readonly number[],
+    events: number,
+  ): {
+    states: bigint[];
+    inputs: CircuitInput[];
+  };
+}
+
+/** AAP-3 judges each call on its own: nothing is carried. */
+const stateless: PredicateCarrier = {
+  carry: (_encoded, boundaries) => ({ states: boundaries.map(() => 0n), inputs: boundaries.map(() => ({})) }),
+};
+
+/**
+ * The grant/revoke log of one namespace so far (circuits/gadgets/segment_events.circom EventLogFrom):
+ * E slots of (value, granted) in record order, and their count, committed by EventLogState.
+ */
+function eventLog(namespace: string): PredicateCarrier {
+  const ns = stringToField(namespace);
+  return {
+    carry(encoded, boundaries, events) {
+      const states: bigint[] = [];
+      const inputs: CircuitInput[] = [];
+      const value = Array<bigint>(events).fill(0n);
+      const granted = Array<bigint>(events).fill(0n);
+      let count = 0;
+      let at = 0;
+      for (const boundary of boundaries) {
+        for (; at < boundary; at++) {
+          const slots = encoded[at]!.slots;
+          const kind = slots[SLOT.kind];
+          if (slots[SLOT.tool] !== ns || (kind !== KIND.grant && kind !== KIND.revoke)) continue;
+          if (count === events)
+            throw new WitnessError(
+              `more than ${events} ${namespace} grants and revokes: the segment circuit holds ${events}`,
+            );
+          value[count] = slots[SLOT.target0]!;
+          granted[count] = kind === KIND.grant ? 1n : 0n;
+          count++;
+        }
+        states.push(hashVector([BigInt(count), ...value, ...granted]));
+        inputs.push({
+          eventCount: String(count),
+          eventValue: value.map(String),
+          eventGranted: granted.map(String),
+        });
+      }
+      return { states, inputs };
+    },
+  };
+}
+
+/** The predicates whose segment circuits exist (circuits/segments/), and what each carries. */
+const CARRIERS: Record<string, PredicateCarrier> = {
+  "AAP-3": stateless,
+  "AAP-4": eventLog("recipient"),
+};
+export const SEGMENTED_PREDICATES: readonly string[] = Object.keys(CARRIERS);
+
+export interface SegmentInputSpec<Theta> {
+  records: readonly TraceRecord[];
+  profile: EncodingProfile;
+  sessionSecret: bigint;
+  /** The escrow's fold entries, in its order. */
+  checkpoints: readonly Checkpoint[];
+  predicate: PredicateDefinition<Theta>;
+  theta: Theta;
+  context: bigint;
+  /** Segments hold 2^depth records; `entrySlots` fold entries each. */
+  depth: number;
+  entrySlots: number;
+  /** Event slots of the whole session (AAP-2, AAP-4): the segment circuit's `events`. */
+  events?: number;
+}
+
+export interface SegmentInputs {
+  plans: SegmentPlan[];
+  /** One circuit input per segment, in index order. */
+  inputs: CircuitInput[];
+  verdict: Verdict;
+}
+
+function carryInput(c: SegmentCarry): CircuitInput {
+  return {
+    inHead: String(c.head),
+    inAcc: String(c.acc),
+    inSum: String(c.sum),
+    inChain: String(c.chain),
+    alpha: String(c.alpha),
+    beta: String(c.beta),
+    inViolated: c.violated ? "1" : "0",
+    inPending: c.pending.map((g) => g.map(String)),
+  };
+}
+
+/** Every segment's input for a claim, with the oracle's verdict (the chain's terminal state follows it). */
+export function segmentInputs<Theta>(spec: SegmentInputSpec<Theta>): SegmentInputs {
+  const { records, profile, predicate, theta } = spec;
+  const carrier = CARRIERS[predicate.id];
+  if (!carrier)
+    throw new WitnessError(
+      `${predicate.id} has no segment circuit yet; only ${SEGMENTED_PREDICATES.join(", ")}`,
+    );
+  predicate.checkProfile(theta, profile);
+  const encoded = encodeTrace(records, profile, spec.sessionSecret);
+  const leaves = encoded.map((r) => r.leaf);
+  const verdict = predicate.evaluate(records, theta, profile);
+  const firstViolation = verdict.violated ? records.findIndex((r) => r.seq === verdict.seq) : null;
+  if (firstViolation === -1)
+    throw new WitnessError(`the verdict names seq ${verdict.seq}, which no record has`);
+  const finalRoot = commitmentRoot(leaves);
+  const size = 2 ** spec.depth;
+  const boundaries = [0];
+  for (let from = 0; from < records.length; from += size)
+    boundaries.push(Math.min(from + size, records.length));
+  const carried = carrier.carry(encoded, boundaries, spec.events ?? 0);
+  const plans = planSegments({
+    depth: spec.depth,
+    leaves,
+    entries: spec.checkpoints,
+    finalRoot,
+    firstViolation,
+    entrySlots: spec.entrySlots,
+    predicateStates: carried.states,
+  });
+  const empty = Array<string>(SLOT_COUNT).fill("0");
+  const claim = {
+    context: spec.context,
+    finalRoot,
+    n: records.length,
+    checkpointAcc: accumulate(spec.checkpoints),
+    paramsHash: paramsHashOf(predicate, theta),
+  };
+  const common = {
+    claimDigest: String(segmentClaimDigest(claim)),
+    context: String(claim.context),
+    finalRoot: String(claim.finalRoot),
+    n: String(claim.n),
+    checkpointAcc: String(claim.checkpointAcc),
+    paramsHash: String(claim.paramsHash),
+  };
+  const thetaInputs = predicate.circuitInputs(theta);
+  const inputs = plans.map((plan) => {
+    const row = (i: number) => encoded[plan.from + i];
+    const cp = Array.from({ length: spec.entrySlots }, (_, k) => plan.entries[k]);
+    return mergeInputs(
+      common,
+      {
+        index: String(plan.index),
+        stateIn: String(plan.stateIn),
+        stateOut: String(plan.stateOut),
+        slots: Array.from({ length: size }, (_, i) => row(i)?.slots.map(String) ?? empty),
+        digest: Array.from({ length: size }, (_, i) => String(row(i)?.digest ?? 0n)),
+        cpN: cp.map((c) => String(c?.n ?? 0)),
+        cpHead: cp.map((c) => String(c?.root ?? 0n)),
+        cpActive: cp.map((c) => (c ? "1" : "0")),
+        cpHits: plan.hits.map((m) => [String(m & 1), String(m >> 1)]),
+      },
+      carryInput(plan.carryIn),
+      carried.inputs[plan.index],
+      thetaInputs,
+    );
+  });
+  return { plans, inputs, verdict };
+}

@@ -1,0 +1,198 @@
+// npm run bench:segments: sessions longer than any whole-claim circuit, settled by segment chains. For each
+// --records size, one session of that many records under the default checkpoint policy (a checkpoint every
+// 10 records) on an in-process chain, a claim on it, its segments proven with the local pool at each
+// --workers count (wall time, each segment's witness and proof time, each worker's peak RSS), then sent
+// with proveSegment and settled (the gas of every transaction). The 10-worker wall time is projected from
+// the measured segment times: ceil(segments / 10) rounds of the slowest segment, plus the measured
+// per-claim overhead (cutting the trace, sending and settling), plus the queue's overhead per round when
+// --queue-overhead-ms is given (measured by test/prover/segment-queue.test.ts's run). Appends to --out.
+// Needs the segment circuit: `npx tsx scripts/setup.ts --only aap3_seg1024` (or aap4_seg1024).
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { parseEther } from "viem";
+import { embeddedChain } from "../../sdk/dev/embedded.js";
+import { scopedSessionId } from "../../sdk/chain/escrow.js";
+import { Session } from "../../sdk/session.js";
+import { TraceStore } from "../../sdk/store.js";
+import { registerPromise } from "../../sdk/promises.js";
+import { deployZkVai } from "../../prover/artifacts/deploy.js";
+import { loadClaim } from "../../prover/claims.js";
+import { prepareSegments } from "../../prover/segments/claims.js";
+import { LocalSegmentPool } from "../../prover/segments/pool.js";
+import type { SegmentProof } from "../../prover/segments/task.js";
+import { ROOT } from "../../prover/artifacts/repo.js";
+import { EXAMPLE_ALLOWLIST, EXAMPLE_PROFILE } from "../../examples/agent.js";
+import { benchMachine } from "./machine.js";
+
+const { values } = parseArgs({
+  options: {
+    predicate: { type: "string", default: "AAP-3" },
+    records: { type: "string", default: "2000" },
+    workers: { type: "string", default: "1,2" },
+    violate: { type: "string", default: "none" },
+    "gas-price-gwei": { type: "string", default: "0.01" },
+    "queue-overhead-ms": { type: "string", default: "0" },
+    out: { type: "string", default: path.join(ROOT, "docs", "bench", "segments.json") },
+  },
+});
+const sizes = values.records.split(",").map(Number);
+const workerCounts = values.workers.split(",").map(Number);
+const predicate = values.predicate;
+if (predicate !== "AAP-3" && predicate !== "AAP-4") throw new Error("--predicate must be AAP-3 or AAP-4");
+if (values.violate !== "none" && values.violate !== "last") throw new Error("--violate must be none or last");
+const gasPrice = Number(values["gas-price-gwei"]);
+
+// The predicates' bench traces: AAP-3 payments to listed merchants; AAP-4 emails to the allowlist.
+const PAY_PROFILE = { version: 1, tools: { pay: { target: "to", amount: { key: "wei", decimals: 0 } } } };
+const setups = {
+  "AAP-3": {
+    theta: { payTools: ["pay"], merchants: ["shop", "m"], cap: "1000000" },
+    profile: PAY_PROFILE,
+    record: (i: number, bad: boolean) => ({
+      kind: "call" as const,
+      tool: "pay",
+      args: { to: bad ? "stranger" : i % 2 ? "m" : "shop", wei: String(1 + (i % 1000)) },
+    }),
+  },
+  "AAP-4": {
+    theta: { outboundTools: ["send_email"], allowlist: EXAMPLE_ALLOWLIST },
+    profile: EXAMPLE_PROFILE,
+    record: (i: number, bad: boolean) => ({
+      kind: "call" as const,
+      tool: "send_email",
+      args: {
+        to: bad ? "eve@evil.example" : EXAMPLE_ALLOWLIST[i % EXAMPLE_ALLOWLIST.length]!,
+        subject: `#${i}`,
+      },
+    }),
+  },
+}[predicate];
+
+const results: Record<string, unknown>[] = [];
+for (const n of sizes) {
+  const chain = await embeddedChain();
+  const [providerWallet, userWallet] = chain.wallets;
+  const store = TraceStore.open(
+    path.join(mkdtempSync(path.join(tmpdir(), "zkvai-seg-bench-")), "store.sqlite"),
+  );
+  const { escrow, record } = await deployZkVai(chain, providerWallet, { receiptWindow: 0 });
+  const { promiseId } = await registerPromise(record, escrow, store, {
+    predicate,
+    theta: setups.theta,
+    profile: setups.profile as never,
+    payout: parseEther("1"),
+    reserve: parseEther("1"),
+  });
+  const sessionId = scopedSessionId(providerWallet.account.address, `segments:${n}:${Date.now()}`);
+  const session = await Session.open({
+    store,
+    escrow,
+    sessionId,
+    user: userWallet.account.address,
+    profile: setups.profile as never,
+  });
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) session.append(setups.record(i, values.violate === "last" && i === n - 2));
+  const closed = await session.close();
+  const recordSeconds = (performance.now() - t0) / 1000;
+  const { claimId } = await escrow.as(userWallet).fileClaim(sessionId, promiseId, parseEther("0.1"));
+
+  const tCut = performance.now();
+  const prepared = await prepareSegments(await loadClaim(store, escrow, claimId), escrow);
+  const cutSeconds = (performance.now() - tCut) / 1000;
+  console.log(
+    `${predicate} ${n} records: ${prepared.tasks.length} segments of ${prepared.segmentSize} (${prepared.circuit}), cut in ${cutSeconds.toFixed(1)} s`,
+  );
+
+  const runs: Record<string, unknown>[] = [];
+  let proofs: SegmentProof[] = [];
+  for (const workers of workerCounts) {
+    const pool = new LocalSegmentPool({ workers });
+    const started = performance.now();
+    proofs = await pool.proveAll(prepared.tasks, (p) =>
+      console.log(
+        `  [${workers}w] segment ${p.index}: witness ${p.witnessSeconds.toFixed(1)} s, proof ${p.proveSeconds.toFixed(1)} s, rss ${(p.peakRssBytes / 2 ** 20).toFixed(0)} MiB`,
+      ),
+    );
+    const wallSeconds = (performance.now() - started) / 1000;
+    await pool.close();
+    runs.push({
+      workers,
+      wallSeconds,
+      cpuSeconds: proofs.reduce((s, p) => s + p.witnessSeconds + p.proveSeconds, 0),
+      segments: proofs.map((p) => ({
+        index: p.index,
+        witnessSeconds: p.witnessSeconds,
+        proveSeconds: p.proveSeconds,
+        peakRssMiB: Math.round(p.peakRssBytes / 2 ** 20),
+      })),
+    });
+    console.log(`  ${workers} worker(s): ${wallSeconds.toFixed(1)} s wall`);
+  }
+
+  const tSend = performance.now();
+  const segmentGas: number[] = [];
+  const opened = await escrow.openSegments(claimId);
+  for (const p of [...proofs].sort((a, b) => a.index - b.index)) {
+    const [stateIn, stateOut] = [prepared.states[p.index]!, prepared.states[p.index + 1]!];
+    const tx = await escrow.proveSegment(claimId, stateIn, stateOut, p.words.map(BigInt));
+    segmentGas.push(Number(tx.gasUsed));
+  }
+  const settled = await escrow.settleSegments(claimId, prepared.states);
+  const sendSeconds = (performance.now() - tSend) / 1000;
+  const totalGas = Number(opened.gasUsed) + segmentGas.reduce((a, b) => a + b, 0) + Number(settled.gasUsed);
+  const slowest = Math.max(
+    ...(runs[0]!.segments as { witnessSeconds: number; proveSeconds: number }[]).map(
+      (s) => s.witnessSeconds + s.proveSeconds,
+    ),
+  );
+  const rounds = Math.ceil(prepared.tasks.length / 10);
+  const queueOverhead = Number(values["queue-overhead-ms"]) / 1000;
+  const projected10 = rounds * (slowest + queueOverhead) + cutSeconds + sendSeconds;
+  results.push({
+    predicate,
+    records: n,
+    violated: settled.violated,
+    segments: prepared.tasks.length,
+    segmentSize: prepared.segmentSize,
+    circuit: prepared.circuit,
+    checkpoints: (await escrow.session(sessionId)).checkpointCount,
+    recordSeconds,
+    closeGas: Number(closed.gasUsed ?? 0),
+    cutSeconds,
+    runs,
+    gas: {
+      openSegments: Number(opened.gasUsed),
+      proveSegment: segmentGas,
+      settleSegments: Number(settled.gasUsed),
+      total: totalGas,
+    },
+    l2CostEth: (totalGas * gasPrice) / 1e9,
+    gasPriceGwei: gasPrice,
+    projection: {
+      workers: 10,
+      wallSeconds: projected10,
+      how: `ceil(${prepared.tasks.length}/10) = ${rounds} rounds × (slowest segment ${slowest.toFixed(1)} s at 1 worker + queue overhead ${queueOverhead.toFixed(2)} s) + cut ${cutSeconds.toFixed(1)} s + send and settle ${sendSeconds.toFixed(1)} s`,
+    },
+  });
+  console.log(
+    `  gas: ${segmentGas.join(", ")} + settle ${settled.gasUsed} = ${totalGas}; projected 10 workers ${projected10.toFixed(0)} s`,
+  );
+  store.close();
+}
+
+mkdirSync(path.dirname(values.out), { recursive: true });
+const previous = existsSync(values.out) ? (JSON.parse(readFileSync(values.out, "utf8")).results ?? []) : [];
+writeFileSync(
+  values.out,
+  JSON.stringify(
+    { machine: benchMachine(), measuredAt: new Date().toISOString(), results: [...previous, ...results] },
+    null,
+    2,
+  ) + "\n",
+);
+console.log(`wrote ${path.relative(ROOT, values.out)}`);
+process.exit(0);

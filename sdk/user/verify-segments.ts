@@ -1,0 +1,140 @@
+// `vai verify` for a claim settled by a chain of segment proofs (settleSegments): the chain the settle
+// transaction named, each link's proof taken from its proveSegment transaction and verified locally under the
+// segment circuit's key, against the claim digest rebuilt from the escrow's storage. verify-settlement.ts
+// does the rest (the escrow's code, the settle transaction) and hands over here.
+import * as snarkjs from "snarkjs";
+import { decodeFunctionData, getAddress, isAddressEqual, type Address, type Hex } from "viem";
+import type { EscrowClient } from "../chain/escrow.js";
+import type { ChainHandle } from "../chain/network.js";
+import type { ClaimInfo, Payment } from "../chain/escrow-types.js";
+import { describeError } from "../chain/retry.js";
+import { unpackProof } from "../core/claim.js";
+import { claimContext } from "../core/hash.js";
+import { predicateByCode } from "../core/predicates/index.js";
+import { segmentClaimDigest, SEGMENT_SATISFIED, SEGMENT_VIOLATED } from "../core/segments.js";
+import type { Manifest } from "../../prover/artifacts/manifest.js";
+import { SettlementInvalid } from "./evidence.js";
+import { manifestCircuitAt, verifiedKey, type SettlementReport } from "./verify-settlement.js";
+
+export async function verifySegmentedSettlement(o: {
+  chain: ChainHandle;
+  escrow: EscrowClient;
+  claimId: bigint;
+  claim: ClaimInfo;
+  event: Payment & { violated: boolean };
+  txHash: Hex;
+  blockNumber: bigint;
+  states: readonly bigint[];
+  manifest: Manifest;
+  manifestPath: string;
+  recompile?: boolean;
+  checks: string[];
+}): Promise<SettlementReport> {
+  const { chain, escrow, claimId, claim, event, states, checks } = o;
+  const { sessionId, promiseId } = claim;
+  checks.push(
+    `settleSegments transaction ${o.txHash} (block ${o.blockNumber}) names a chain of ${states.length - 1} segments`,
+  );
+
+  const [session, promise] = [await escrow.session(sessionId), await escrow.promise(promiseId)];
+  const digest = segmentClaimDigest({
+    context: claimContext(chain.chainId, escrow.address, sessionId, promiseId),
+    finalRoot: session.finalRoot,
+    n: session.finalN,
+    checkpointAcc: session.acc,
+    paramsHash: promise.paramsHash,
+  });
+  if ((await escrow.claimDigests(claimId)).current !== digest)
+    throw new SettlementInvalid(`the escrow's claim digest differs from the one rebuilt from its storage`);
+  checks.push(
+    `claim digest rebuilt from the escrow's storage: context, final root, n=${session.finalN}, acc, paramsHash`,
+  );
+
+  const violated = event.violated;
+  if (states[0] !== 0n) throw new SettlementInvalid(`the chain starts at ${states[0]}, not 0`);
+  const verdict = states[states.length - 1];
+  if (verdict !== (violated ? SEGMENT_VIOLATED : SEGMENT_SATISFIED))
+    throw new SettlementInvalid(`the chain ends in ${verdict}, but the settlement says violated=${violated}`);
+
+  const predicate = predicateByCode(promise.predicateId);
+  if (!predicate)
+    throw new SettlementInvalid(`promise ${promiseId} has unknown predicate id ${promise.predicateId}`);
+  const segmentVerifier = await escrow.segmentVerifier(promise.predicateId);
+  if (!segmentVerifier) throw new SettlementInvalid(`the escrow has no ${predicate.id} segment verifier`);
+  const verifier: Address = segmentVerifier.verifier;
+  const [circuit, entry] = await manifestCircuitAt(
+    chain,
+    o.manifest,
+    predicate.id,
+    segmentVerifier.segmentSize,
+    verifier,
+    "segment",
+  );
+  checks.push(
+    `segment verifier ${verifier} (segments of ${segmentVerifier.segmentSize} records) runs ${entry.verifierContract}`,
+  );
+  const vkey = await verifiedKey({
+    chain,
+    verifier,
+    entry,
+    manifestPath: o.manifestPath,
+    recompile: o.recompile,
+    checks,
+  });
+
+  // Every link of the chain: its SegmentProven event under this digest, and the proof its transaction carried.
+  const links = (await escrow.segmentLinksOf(claimId)).filter((l) => l.args.claimDigest === digest);
+  for (let j = 1; j < states.length; j++) {
+    const [stateIn, stateOut] = [states[j - 1]!, states[j]!];
+    const link = links.find((l) => l.args.stateIn === stateIn && l.args.stateOut === stateOut);
+    if (!link) throw new SettlementInvalid(`no SegmentProven event for link ${j - 1} of the chain`);
+    const tx = await chain.publicClient.getTransaction({ hash: link.txHash });
+    if (!tx.to || !isAddressEqual(tx.to, escrow.address))
+      throw new SettlementInvalid(
+        `segment ${j - 1} was proven through contract ${tx.to}, which this tool cannot decode`,
+      );
+    const call = decodeFunctionData({ abi: escrow.abi, data: tx.input });
+    if (call.functionName !== "proveSegment")
+      throw new SettlementInvalid(`transaction ${link.txHash} calls ${call.functionName}, not proveSegment`);
+    const words = call.args[3] as readonly bigint[];
+    let ok = false;
+    try {
+      ok = await snarkjs.groth16.verify(
+        vkey as never,
+        [digest, stateIn, stateOut].map(String),
+        unpackProof(words) as snarkjs.Groth16Proof,
+      );
+    } catch (e) {
+      throw new SettlementInvalid(`segment ${j - 1}'s proof is malformed: ${describeError(e)}`);
+    }
+    if (!ok) throw new SettlementInvalid(`segment ${j - 1}'s proof does not verify under ${circuit}'s key`);
+  }
+  checks.push(
+    `all ${states.length - 1} segment proofs verify locally under ${circuit}'s key, linked from 0 to the verdict`,
+  );
+
+  const [beneficiary, amount] = violated
+    ? [session.user, promise.payout + claim.bond]
+    : [session.provider, claim.bond];
+  if (!isAddressEqual(event.beneficiary, beneficiary) || event.amount !== amount)
+    throw new SettlementInvalid(
+      `the settlement credited ${event.amount} wei to ${event.beneficiary}, not ${amount} to ${beneficiary}`,
+    );
+  checks.push(
+    `the escrow credited ${amount} wei to ${violated ? "the user" : "the provider"} ${getAddress(beneficiary)}`,
+  );
+  return {
+    claimId,
+    sessionId,
+    promiseId,
+    violated,
+    circuit,
+    verifier,
+    txHash: o.txHash,
+    blockNumber: o.blockNumber,
+    publicInputs: [String(digest)],
+    beneficiary,
+    amount,
+    checks,
+  };
+}
