@@ -4,7 +4,7 @@ import { configDefaults, defineConfig } from "vitest/config";
  * Suites that run only in `npm run test:full` (ZKVAI_FULL=1), which `.ci/run` runs after `npm test`: the
  * adversarial sweeps of AAP-2…5 (npm test keeps AAP-1's narrow sweep and every targeted exploit in
  * test/adversary/exploits.test.ts) and the multi-process provider runtime (a hardhat node, a recorder and a
- * watcher as child processes, killed and restarted). Keeps a fresh `npm test` within its 10 minutes.
+ * watcher as child processes, killed and restarted), and the segment-chain attacks on real proofs. Keeps a fresh `npm test` within its 10 minutes.
  */
 const FULL_ONLY = [
   "test/adversary/aap2.sweep.test.ts",
@@ -12,6 +12,7 @@ const FULL_ONLY = [
   "test/adversary/aap4.sweep.test.ts",
   "test/adversary/aap5.sweep.test.ts",
   "test/integration/provider-runtime.test.ts",
+  "test/full/segment-attacks.test.ts",
 ];
 
 export default defineConfig({

@@ -44,7 +44,7 @@ const inputs = (records: TraceRecord[]) =>
   });
 
 /** The AAP-3 segment's chain at 8 records, plus AAP-4's per-record checks and the carried event log. */
-const COST = 20540;
+const COST = 21061;
 
 let c: TestCircuit;
 beforeAll(async () => {

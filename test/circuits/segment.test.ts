@@ -13,7 +13,7 @@ import { DEPTH, SECRET, SIZE, SLOTS, aap3, inputs, payments, profile } from "../
  * At 8 records a segment: 8 leaves (418 each) and zero rows, six Poseidon(16) levels of frontier, the two
  * state hashes over 105 values, the fold's 2 entries, the lookup and AAP-3's per-record checks.
  */
-const COST = 19509;
+const COST = 20030;
 
 let c: TestCircuit;
 beforeAll(async () => {
@@ -108,8 +108,18 @@ describe("segment chains: forgeries at a boundary", () => {
     expect(await ok(forged(all[0]!, { index: "1" }))).toBe(false);
     // A first segment must start from nothing.
     expect(await ok(forged(all[1]!, { index: "0" }))).toBe(false);
+    // Only the first segment starts from 0: a later one claiming stateIn = 0 has no witness.
+    expect(await ok(forged(all[1]!, { stateIn: "0" }))).toBe(false);
     // Past the trace: segment 3 of 20 records does not exist.
     expect(await ok(forged(all[2]!, { index: "3" }))).toBe(false);
+  });
+
+  it("binds every segment to its claim: another session's context or root does not open the digest", async () => {
+    const { inputs: all } = honest();
+    for (const field of ["context", "finalRoot", "n", "checkpointAcc", "paramsHash", "claimDigest"]) {
+      const value = String(BigInt(all[0]![field] as string) + 1n);
+      expect(await ok(forged(all[0]!, { [field]: value })), field).toBe(false);
+    }
   });
 
   it("refuses an entry that is not the chain head it claims, with the challenge rederived", async () => {
