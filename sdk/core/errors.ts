@@ -20,6 +20,7 @@
 //   sdk/core/profile.ts       BAD_PROFILE
 //   sdk/core/python-json.ts   BAD_PYTHON_JSON
 //   sdk/core/records.ts       BAD_RECORD, RECORD_TOO_LARGE
+//   sdk/core/segments.ts      SEGMENT_ERROR
 //   sdk/chain/deployment.ts   BAD_DEPLOYMENT
 //   sdk/store.ts              STORE_CONFLICT, STORE_FAILED
 //   sdk/adapters              BAD_HARNESS_INPUT, OUTCOME_UNKNOWN, FAILED_RESULT, TOOL_REFUSED,
@@ -32,6 +33,7 @@
 //   prover/rpc-retry.ts       RPC_UNAVAILABLE
 //   prover/watcher-state.ts   WATCHER_LOCKED
 //   prover/witness.ts         WITNESS_FAILED
+//   prover/segments           SEGMENT_PROOF_FAILED, SEGMENT_WORKER_DIED, SEGMENT_DEAD_LETTERED
 //   prover/artifacts          TOOL_FAILED, BAD_MANIFEST
 //   scripts/cli               ALREADY_REPORTED, BAD_CEREMONY_USAGE
 

@@ -5,6 +5,11 @@
 // verify. (npm test runs the violated chain, test/e2e/segments.test.ts, and the same attacks on the
 // escrow's mock verifier, test/contracts/segments.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ClaimStatus } from "../../sdk/chain/escrow.js";
+import { ClaimWatcher } from "../../prover/watcher.js";
 import { loadClaim } from "../../prover/claims.js";
 import { prepareSegments } from "../../prover/segments/claims.js";
 import {
@@ -24,6 +29,26 @@ afterAll(async () => {
 });
 
 describe("segment chains with real proofs: satisfied, and the attacks", () => {
+  it("the claim watcher answers a long-session claim by segments, through its local pool", async () => {
+    const { claimId } = await claimOn(w, 20, [9]);
+    const watcher = ClaimWatcher.open({
+      store: w.store,
+      escrow: w.deployment.escrow,
+      statePath: join(mkdtempSync(join(tmpdir(), "zkvai-seg-watch-")), "watcher.sqlite"),
+      segmentProver: w.pool,
+      log: { log: () => undefined },
+    });
+    try {
+      const report = await watcher.tick();
+      expect(report.settled).toContain(claimId);
+      const view = watcher.claims().find((c) => c.claimId === claimId)!;
+      expect(view.verdict).toBe("violated");
+      expect((await w.deployment.escrow.claim(claimId)).status).toBe(ClaimStatus.Settled);
+    } finally {
+      watcher.close();
+    }
+  });
+
   it("20 records in 3 segments through 2 worker processes, satisfied; vai verify agrees", async () => {
     await settleAndVerify(w, [], false);
   });
