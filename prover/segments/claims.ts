@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import * as snarkjs from "snarkjs";
 import type { EscrowClient } from "../../sdk/chain/escrow.js";
+import { revertName } from "../../sdk/chain/retry.js";
 import { verdictLabel } from "../../sdk/core/claim.js";
 import { chainStates } from "../../sdk/core/segments.js";
 import type { Verdict } from "../../sdk/core/predicates/index.js";
@@ -156,10 +157,16 @@ export async function answerSegmentedClaim(
       throw new ClaimError(
         `claim ${claimId} segment ${p.index}: the proof's public inputs differ from what the escrow will rebuild`,
       );
+    // Anyone may send a proof it saw in the mempool first: the link is then recorded, which is all we need.
     const tx = await step(`send segment ${p.index}`, () =>
-      send(() => escrow.proveSegment(claimId, stateIn, stateOut, p.words.map(BigInt))),
+      send(() =>
+        escrow.proveSegment(claimId, stateIn, stateOut, p.words.map(BigInt)).catch((e: unknown) => {
+          if (revertName(e) === "SegmentAlreadyProven") return undefined;
+          throw e;
+        }),
+      ),
     );
-    segmentGas[p.index] = tx.gasUsed;
+    if (tx) segmentGas[p.index] = tx.gasUsed;
     opts.progress?.({ stage: "sent", index: p.index, of: tasks.length });
   }
   const settled = await step("settle the chain", () => send(() => escrow.settleSegments(claimId, states)));
