@@ -3,11 +3,10 @@
 // shapes (one segment, a full group, a tree two levels high), and the chain refuses every forgery
 // at a boundary: carried values that do not hash to stateIn, a segment out of place, a verdict it
 // did not compute, entries that are not the trace's chain heads, a challenge chosen by the prover.
-import { SEGMENT_PUBLIC_INPUTS } from "../../sdk/core/claim.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { encodeTrace } from "../../sdk/core/encoding.js";
-import { compileTestCircuit, type TestCircuit } from "../helpers/circuit.js";
-import { DEPTH, SECRET, SIZE, SLOTS, aap3, inputs, payments, profile } from "../helpers/segment-trace.js";
+import { builtCircuit, type TestCircuit } from "../helpers/circuit.js";
+import { SECRET, SIZE, inputs, payments, profile } from "../helpers/segment-trace.js";
 
 /**
  * At 8 records a segment: 8 leaves (418 each) and zero rows, six Poseidon(16) levels of frontier, the two
@@ -17,12 +16,9 @@ const COST = 20030;
 
 let c: TestCircuit;
 beforeAll(async () => {
-  c = await compileTestCircuit("aap3-segment-8", {
-    template: "Aap3PaymentSegment",
-    args: [DEPTH, SLOTS, aap3.caps.tools!, aap3.caps.merchants!],
-    includes: ["circuits/segments/aap3_payment.circom"],
-    publicSignals: [...SEGMENT_PUBLIC_INPUTS],
-  });
+  // The test group's own build (npm test's setup makes it): the r1cs and wasm the e2e proofs use.
+  c = await builtCircuit("aap3_seg8");
+  expect(c.name).toBe("aap3_seg8");
 });
 const ok = async (input: Record<string, unknown>) => {
   try {

@@ -1,0 +1,307 @@
+// The distributed segment prover (prover/segments/queue.ts) against a real Redis (test/helpers/redis.ts) and
+// real worker processes (scripts/segment-worker.ts), proving real segments of the AAP-3 segment circuit at 8
+// records a segment (setup's aap3_seg8): a 20-record session is 3 segments. Two workers share a claim; one is
+// killed holding a segment and the other proves it once its lock expires; the same tasks again are answered
+// from the stored proofs; a segment without a witness spends its attempts, lands in the dead-letter queue
+// and fails the claim naming it. Every wait is on an event, with generous timeouts.
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { Queue } from "bullmq";
+import * as snarkjs from "snarkjs";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { circuitArtifacts, loadManifest } from "../../prover/artifacts/manifest.js";
+import {
+  DEAD_LETTER_QUEUE,
+  QueueSegmentProver,
+  SegmentDeadLetteredError,
+  segmentJobId,
+  type DeadSegment,
+  type SegmentProgress,
+  type SegmentWorkerEvent,
+} from "../../prover/segments/queue.js";
+import type { SegmentProof, SegmentTask } from "../../prover/segments/task.js";
+import { startRedis, type TestRedis } from "../helpers/redis.js";
+import { inputs, payments } from "../helpers/segment-trace.js";
+
+const CIRCUIT = "aap3_seg8";
+const PREFIX = "zkvai-test";
+// Short locks so that a killed worker's segment moves on within seconds: its lock lapses within LOCK_MS, and
+// the survivor's stalled check, every STALLED_MS, needs two passes to take it back.
+const LOCK_MS = 3000;
+const STALLED_MS = 1000;
+const WAIT_MS = 90_000;
+
+type WorkerEvent = SegmentWorkerEvent & { event: string };
+
+interface WorkerProcess {
+  child: ChildProcess;
+  pid: number;
+  events: WorkerEvent[];
+  waitFor(match: (e: WorkerEvent) => boolean, what: string, timeoutMs?: number): Promise<WorkerEvent>;
+  stop(): Promise<void>;
+}
+
+async function spawnWorker(url: string): Promise<WorkerProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "scripts/segment-worker.ts",
+      "--redis",
+      url,
+      "--lock-ms",
+      String(LOCK_MS),
+      "--stalled-ms",
+      String(STALLED_MS),
+      "--prefix",
+      PREFIX,
+    ],
+    { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const events: WorkerEvent[] = [];
+  const listeners = new Set<() => void>();
+  let stderr = "";
+  child.stderr!.on("data", (c) => (stderr += c.toString()));
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    try {
+      events.push(JSON.parse(line) as WorkerEvent);
+    } catch {
+      return; // not one of ours
+    }
+    for (const l of listeners) l();
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.once("exit", () => {
+    for (const l of listeners) l();
+  });
+  const waitFor = (match: (e: WorkerEvent) => boolean, what: string, timeoutMs = WAIT_MS) =>
+    new Promise<WorkerEvent>((resolve, reject) => {
+      const check = () => {
+        const hit = events.find(match);
+        if (hit) return finish(() => resolve(hit));
+        if (child.exitCode !== null || child.signalCode !== null)
+          finish(() =>
+            reject(new Error(`worker ${child.pid} exited before ${what}: ${stderr.slice(-2000)}`)),
+          );
+      };
+      const timer = setTimeout(
+        () =>
+          finish(() =>
+            reject(
+              new Error(`worker ${child.pid}: no ${what} within ${timeoutMs} ms: ${stderr.slice(-2000)}`),
+            ),
+          ),
+        timeoutMs,
+      );
+      const finish = (settle: () => void) => {
+        clearTimeout(timer);
+        listeners.delete(check);
+        settle();
+      };
+      listeners.add(check);
+      check();
+    });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      const killer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+      await exited;
+      clearTimeout(killer);
+    }
+  };
+  await waitFor((e) => e.event === "ready", "ready");
+  return { child, pid: child.pid!, events, waitFor, stop };
+}
+
+let redis: TestRedis;
+let workers: WorkerProcess[] = [];
+let prover: QueueSegmentProver;
+const progress: SegmentProgress[] = [];
+let wasm: string;
+let zkey: string;
+let vkey: unknown;
+let publicSignals: string[];
+const signal = (name: string) => {
+  const at = publicSignals.indexOf(name);
+  if (at < 0) throw new Error(`${CIRCUIT} has no public signal ${name} (${publicSignals.join(", ")})`);
+  return at;
+};
+
+function tasksFor(claimId: string): SegmentTask[] {
+  const { inputs: all } = inputs(payments(20));
+  return all.map((input, index) => ({ claimId, index, circuit: CIRCUIT, wasm, zkey, input }));
+}
+
+const started = (claimId: string) => (e: WorkerEvent) => e.event === "started" && e.claimId === claimId;
+const provenBy = (w: WorkerProcess, claimId: string) =>
+  w.events.flatMap((e) => (e.event === "proven" && e.claimId === claimId ? [e.index] : [])).sort();
+
+async function expectValid(proofs: SegmentProof[], tasks: SegmentTask[]) {
+  expect(proofs.map((p) => p.index)).toEqual(tasks.map((t) => t.index));
+  for (const [i, p] of proofs.entries()) {
+    expect(p.claimId).toBe(tasks[i]!.claimId);
+    // The public signals are the task's: its index and stateOut, where the manifest names them.
+    expect(p.publicSignals[signal("index")]).toBe(String(tasks[i]!.index));
+    expect(p.publicSignals[signal("stateOut")]).toBe(tasks[i]!.input.stateOut);
+    expect(await snarkjs.groth16.verify(vkey as never, p.publicSignals, p.proof as never)).toBe(true);
+  }
+}
+
+beforeAll(async () => {
+  if (!loadManifest().circuits[CIRCUIT])
+    throw new Error(
+      `build/manifest.json has no ${CIRCUIT}: run \`npx tsx scripts/setup.ts --only ${CIRCUIT}\``,
+    );
+  const artifacts = circuitArtifacts(CIRCUIT);
+  ({ wasm, zkey, publicSignals } = artifacts);
+  vkey = JSON.parse(readFileSync(artifacts.vkey, "utf8"));
+  redis = await startRedis();
+  workers = await Promise.all([spawnWorker(redis.url), spawnWorker(redis.url)]);
+  prover = new QueueSegmentProver({
+    connection: { host: redis.host, port: redis.port },
+    prefix: PREFIX,
+    attempts: 3,
+    backoffMs: 200,
+    timeoutMs: 140_000,
+    onProgress: (p) => progress.push(p),
+  });
+});
+
+afterAll(async () => {
+  await prover?.close();
+  await Promise.all(workers.map((w) => w.stop()));
+  await redis?.stop();
+  await (globalThis as { curve_bn128?: { terminate(): Promise<void> } }).curve_bn128?.terminate();
+});
+
+describe("segment proving on BullMQ", () => {
+  let first: SegmentProof[];
+
+  it("proves every segment of a claim on two worker processes, each exactly once", async () => {
+    const tasks = tasksFor("101");
+    expect(tasks.length).toBe(3);
+    const heard: number[] = [];
+    first = await prover.proveAll(tasks, (p) => heard.push(p.index));
+    await expectValid(first, tasks);
+    expect(heard.sort()).toEqual([0, 1, 2]);
+    // Each segment was proven once: one "proven" line per index across both workers.
+    expect(workers.flatMap((w) => provenBy(w, "101")).sort()).toEqual([0, 1, 2]);
+    // The workers reported both marks of every segment (the events may trail the answer by a moment).
+    await vi.waitFor(
+      () => {
+        for (const index of [0, 1, 2])
+          expect(
+            progress
+              .filter((p) => p.claimId === "101" && p.index === index)
+              .map((p) => p.stage)
+              .sort(),
+          ).toEqual(["proven", "started"]);
+      },
+      { timeout: 10_000 },
+    );
+  }, 150_000);
+
+  it("proves a killed worker's segment on the other worker", async () => {
+    // Two of the claim's segments: both workers take one, and the survivor then proves the victim's too.
+    const tasks = tasksFor("102").slice(0, 2);
+    const answer = prover.proveAll(tasks);
+    answer.catch(() => {}); // awaited below; not unhandled while the kill is arranged
+    // Whichever worker takes a segment first is killed while it holds it.
+    const hit = await Promise.race(
+      workers.map((w) => w.waitFor(started("102"), "a started segment of claim 102").then((e) => ({ w, e }))),
+    );
+    const victim = hit.w;
+    const survivor = workers.find((w) => w !== victim)!;
+    const held = (hit.e as { index: number }).index;
+    victim.child.kill("SIGKILL");
+    workers = [survivor];
+    await new Promise((r) => victim.child.once("exit", r));
+    const proofs = await answer;
+    await expectValid(proofs, tasks);
+    expect(provenBy(victim, "102")).toEqual([]);
+    expect(provenBy(survivor, "102")).toEqual([0, 1]);
+    // The survivor's stalled check gave the held segment back to the queue.
+    await survivor.waitFor(
+      (e) => e.event === "stalled" && e.jobId === segmentJobId(tasks[held]!),
+      `the stall of segment ${held}`,
+    );
+  }, 150_000);
+
+  it("answers the same tasks again from the stored proofs, proving nothing", async () => {
+    const before = workers[0]!.events.filter(started("101")).length;
+    const again = new QueueSegmentProver({ connection: redis.url, prefix: PREFIX });
+    try {
+      const heard: number[] = [];
+      const proofs = await again.proveAll(tasksFor("101"), (p) => heard.push(p.index));
+      expect(proofs).toEqual(first);
+      expect(heard).toEqual([0, 1, 2]);
+      // A resumed answer asks for the segments the escrow does not hold yet: another flow, the same jobs.
+      expect(await again.proveAll(tasksFor("101").slice(1))).toEqual(first.slice(1));
+    } finally {
+      await again.close();
+    }
+    expect(workers[0]!.events.filter(started("101")).length).toBe(before);
+  }, 150_000);
+
+  it("dead-letters a segment without a witness after its attempts, and fails the claim naming it", async () => {
+    // Claim 101 again with segment 1 forged: segments 0 and 2 are the proven jobs, segment 1 a new one.
+    const tasks = tasksFor("101");
+    tasks[1] = { ...tasks[1]!, input: { ...tasks[1]!.input, stateOut: "12345" } };
+    const broken = segmentJobId(tasks[1]!);
+    const before = workers[0]!.events.filter(started("101")).length;
+    const error = await prover.proveAll(tasks).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(SegmentDeadLetteredError);
+    const dead = error as SegmentDeadLetteredError;
+    expect(dead.message).toMatch(/claim 101 segment 1 failed after 3 attempt/);
+    expect(dead.message).toMatch(/no witness satisfies the circuit/);
+    expect([dead.claimId, dead.index, dead.jobId, dead.attemptsMade]).toEqual(["101", 1, broken, 3]);
+    const failures = workers[0]!.events.filter((e) => e.event === "failed" && e.jobId === broken);
+    expect(failures.map((e) => (e as { final: boolean }).final)).toEqual([false, false, true]);
+    // Only the forged segment ran: three tries of it, nothing else.
+    expect(workers[0]!.events.filter(started("101")).length - before).toBe(3);
+    const queue = new Queue<DeadSegment>(DEAD_LETTER_QUEUE, {
+      connection: { url: redis.url },
+      prefix: PREFIX,
+    });
+    try {
+      const entries = (await queue.getJobs(["waiting"])).filter((j) => j.data.jobId === broken);
+      expect(entries.map((j) => j.id)).toEqual([dead.deadLetterId]);
+      expect(entries[0]!.data).toMatchObject({ claimId: "101", index: 1, circuit: CIRCUIT, attemptsMade: 3 });
+      expect(entries[0]!.data.error).toMatch(/no witness satisfies the circuit/);
+      // Asked again, the failed segment is a new job with new attempts, and a second dead letter.
+      const again = await prover.proveAll(tasks).then(
+        () => undefined,
+        (e: unknown) => e as SegmentDeadLetteredError,
+      );
+      expect(again).toBeInstanceOf(SegmentDeadLetteredError);
+      expect([again!.index, again!.attemptsMade]).toEqual([1, 3]);
+      expect(again!.deadLetterId).not.toBe(dead.deadLetterId);
+      expect(workers[0]!.events.filter(started("101")).length - before).toBe(6);
+      const both = (await queue.getJobs(["waiting"])).filter((j) => j.data.jobId === broken);
+      expect(both.map((j) => j.id).sort()).toEqual([dead.deadLetterId, again!.deadLetterId].sort());
+    } finally {
+      await queue.close();
+    }
+  }, 150_000);
+
+  it("fails a segment whose circuit files the worker does not have, saying so", async () => {
+    const quick = new QueueSegmentProver({ connection: redis.url, prefix: PREFIX, attempts: 1 });
+    try {
+      const [task] = tasksFor("104");
+      const error = await quick.proveAll([{ ...task!, zkey: "/nowhere/aap3_seg8.zkey" }]).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(error).toBeInstanceOf(SegmentDeadLetteredError);
+      expect(error!.message).toMatch(/claim 104 segment 0 failed after 1 attempt/);
+      expect(error!.message).toMatch(/zkey \/nowhere\/aap3_seg8\.zkey is not on worker/);
+    } finally {
+      await quick.close();
+    }
+  }, 150_000);
+});
