@@ -142,8 +142,8 @@ async function expectValid(proofs: SegmentProof[], tasks: SegmentTask[]) {
   expect(proofs.map((p) => p.index)).toEqual(tasks.map((t) => t.index));
   for (const [i, p] of proofs.entries()) {
     expect(p.claimId).toBe(tasks[i]!.claimId);
-    // The public signals are the task's: its index and stateOut, where the manifest names them.
-    expect(p.publicSignals[signal("index")]).toBe(String(tasks[i]!.index));
+    // The public signals are the task's: its stateIn and stateOut, where the manifest names them.
+    expect(p.publicSignals[signal("stateIn")]).toBe(tasks[i]!.input.stateIn);
     expect(p.publicSignals[signal("stateOut")]).toBe(tasks[i]!.input.stateOut);
     expect(await snarkjs.groth16.verify(vkey as never, p.publicSignals, p.proof as never)).toBe(true);
   }

@@ -1,0 +1,581 @@
+// The distributed segment prover: BullMQ on Redis, the same SegmentProver interface as the local pool
+// (prover/segments/pool.ts), across machines.
+//
+// One proveAll is one BullMQ flow: a parent job on `zkvai-claims` (id from the claim id and the hash of its
+// segments' ids) whose children are the segments on `zkvai-segments` (id `${claimId}:${index}:${sha256 of the
+// input JSON, 16 hex}`). Segment workers (startSegmentWorker below, or scripts/segment-worker.ts as a process,
+// anywhere that reaches the Redis) prove the children; once every child is done, BullMQ releases the parent,
+// which the Worker that QueueSegmentProver runs in the caller's process collects (getChildrenValues) into
+// proveAll's answer. The caller then sends and settles (prover/segments/claims.ts).
+//
+// Idempotence: ids are content-derived and completed jobs are kept, so proveAll on the same tasks again
+// returns the stored proofs without proving anything, and so does a resumed answer that asks for some of them
+// (another parent id: segments already proven are read, not re-added, since BullMQ gives a job one parent).
+// Retries: a child has `attempts` tries with exponential backoff; once they are spent it is failed, recorded in
+// the dead-letter queue `zkvai-segments-dead`, and (failParentOnFailure) fails the parent, so proveAll rejects
+// naming the claim and the segment. Stalls: a worker that dies mid-segment stops renewing its lock; another
+// worker's stalled check (every stalledInterval) moves the segment back to wait after about lockDuration +
+// 2 × stalledInterval, up to maxStalledCount times, without spending an attempt.
+//
+// Job data is the whole SegmentTask, circuit input included: about 1 MB of JSON for a 1,024-record segment.
+// Redis holds that comfortably, but it is kept with the completed job (for idempotence) until the queue is
+// cleaned. The task names its circuit's files by path: every worker needs the same artifacts at the same
+// paths (setup run there, or a shared build/), and fails the job with a clear error when they are missing.
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { hostname } from "node:os";
+import { FlowProducer, Job, Queue, QueueEvents, Worker, type ConnectionOptions } from "bullmq";
+import { LocalSegmentPool, type SegmentProver } from "./pool.js";
+import { provePayload, SegmentProofError, type SegmentProof, type SegmentTask } from "./task.js";
+
+export const CLAIMS_QUEUE = "zkvai-claims";
+export const SEGMENTS_QUEUE = "zkvai-segments";
+export const DEAD_LETTER_QUEUE = "zkvai-segments-dead";
+const DEFAULT_PREFIX = "bull";
+
+/** A Redis to reach: `{ host, port }` or a `redis://` URL. */
+export type QueueConnection = { host: string; port: number } | string;
+
+function redisOptions(connection: QueueConnection): ConnectionOptions {
+  return typeof connection === "string"
+    ? { url: connection }
+    : { host: connection.host, port: connection.port };
+}
+
+const sha16 = (text: string): string => createHash("sha256").update(text).digest("hex").slice(0, 16);
+
+/**
+ * A segment's job id: the same segment (claim, index, input) is the same job, so adding it again is a no-op.
+ * BullMQ refuses custom ids with a ':' unless they have exactly three parts, hence no ':' in the claim id.
+ */
+export function segmentJobId(task: SegmentTask): string {
+  if (task.claimId.includes(":") || task.claimId === "")
+    throw new SegmentProofError(
+      `claim id ${JSON.stringify(task.claimId)} cannot name a queue job (empty, or has ':')`,
+    );
+  return `${task.claimId}:${task.index}:${sha16(JSON.stringify(task.input))}`;
+}
+
+/** The claim's parent job id: its claim id and the hash of its segments' ids (so of their contents). */
+export function claimJobId(claimId: string, segmentIds: readonly string[]): string {
+  return `claim-${claimId}-${sha16([...segmentIds].sort().join("\n"))}`;
+}
+
+/** What the dead-letter queue holds for a segment that spent its attempts: who it was and why it failed. */
+export interface DeadSegment {
+  claimId: string;
+  index: number;
+  circuit: string;
+  /** The failed job on zkvai-segments, and its claim's job on zkvai-claims. */
+  jobId: string;
+  parentKey?: string;
+  attemptsMade: number;
+  error: string;
+  failedAt: number;
+}
+
+/**
+ * Records a finally failed segment job in the dead-letter queue, once: its id is the job's id and creation
+ * time, so the worker and the waiting prover can both record it, and a later re-created job is recorded anew.
+ * Its entries wait there for an operator (nothing processes that queue).
+ */
+async function deadLetter(dead: Queue, job: Job<SegmentTask>, error: string): Promise<string> {
+  const id = `${job.id}@${job.timestamp}`;
+  const entry: DeadSegment = {
+    claimId: job.data.claimId,
+    index: job.data.index,
+    circuit: job.data.circuit,
+    jobId: job.id!,
+    ...(job.parentKey ? { parentKey: job.parentKey } : {}),
+    attemptsMade: job.attemptsMade,
+    error,
+    failedAt: job.finishedOn ?? Date.now(),
+  };
+  await dead.add("dead-segment", entry, { jobId: id, removeOnComplete: false, removeOnFail: false });
+  return id;
+}
+
+/** A segment that failed every attempt: it is in the dead-letter queue and its claim's proveAll rejected. */
+export class SegmentDeadLetteredError extends SegmentProofError {
+  static override readonly code: string = "SEGMENT_DEAD_LETTERED";
+  override name = "SegmentDeadLetteredError";
+  constructor(
+    readonly claimId: string,
+    readonly index: number,
+    readonly jobId: string,
+    readonly attemptsMade: number,
+    readonly deadLetterId: string,
+    readonly reason: string,
+  ) {
+    super(
+      `claim ${claimId} segment ${index} failed after ${attemptsMade} attempt(s), ` +
+        `dead-lettered in ${DEAD_LETTER_QUEUE} as ${deadLetterId}: ${reason}`,
+    );
+  }
+}
+
+/** A segment job's progress marks, as workers report them (job.updateProgress). */
+export interface SegmentProgress {
+  claimId: string;
+  index: number;
+  stage: "started" | "proven";
+  worker: string;
+  /** 1 for the first try; stalls do not count. */
+  attempt: number;
+  witnessSeconds?: number;
+  proveSeconds?: number;
+}
+
+export interface QueueProverOptions {
+  connection: QueueConnection;
+  /** Tries per segment (default 3). */
+  attempts?: number;
+  /** The first retry's delay; each next one doubles it (default 1000 ms). */
+  backoffMs?: number;
+  /** proveAll rejects when its claim is not done by then (default: waits); the jobs stay queued. */
+  timeoutMs?: number;
+  /** BullMQ's key prefix (default "bull"): provers and workers must agree. */
+  prefix?: string;
+  /** Hears the workers' progress marks on this prover's segments. */
+  onProgress?: (progress: SegmentProgress) => void;
+}
+
+interface ClaimJobData {
+  claimId: string;
+  count: number;
+}
+
+type Watcher = {
+  completed(proof: SegmentProof): void;
+  progress(progress: SegmentProgress): void;
+};
+
+interface Connected {
+  flows: FlowProducer;
+  claims: Queue<ClaimJobData>;
+  segments: Queue<SegmentTask>;
+  dead: Queue;
+  claimEvents: QueueEvents;
+  segmentEvents: QueueEvents;
+  collector: Worker<ClaimJobData, SegmentProof[]>;
+}
+
+export class QueueSegmentProver implements SegmentProver {
+  private readonly connection: ConnectionOptions;
+  private readonly prefix: string;
+  private readonly attempts: number;
+  private readonly backoffMs: number;
+  private connected?: Promise<Connected>;
+  private readonly watchers = new Map<string, Set<Watcher>>();
+  private lastError?: Error;
+  private closed = false;
+
+  constructor(private readonly opts: QueueProverOptions) {
+    this.connection = redisOptions(opts.connection);
+    this.prefix = opts.prefix ?? DEFAULT_PREFIX;
+    this.attempts = Math.max(1, opts.attempts ?? 3);
+    this.backoffMs = Math.max(0, opts.backoffMs ?? 1000);
+  }
+
+  private connect(): Promise<Connected> {
+    return (this.connected ??= (async () => {
+      const base = { connection: this.connection, prefix: this.prefix };
+      const onError = (e: Error) => (this.lastError = e);
+      const flows = new FlowProducer(base);
+      const claims = new Queue<ClaimJobData>(CLAIMS_QUEUE, base);
+      const segments = new Queue<SegmentTask>(SEGMENTS_QUEUE, base);
+      const dead = new Queue(DEAD_LETTER_QUEUE, base);
+      const claimEvents = new QueueEvents(CLAIMS_QUEUE, base);
+      const segmentEvents = new QueueEvents(SEGMENTS_QUEUE, base);
+      // The parent's processor: every child has completed, so their proofs are the claim's answer.
+      const collector = new Worker<ClaimJobData, SegmentProof[]>(
+        CLAIMS_QUEUE,
+        async (job) => {
+          const values = (await job.getChildrenValues<SegmentProof>()) ?? {};
+          const proofs = Object.values(values).sort((a, b) => a.index - b.index);
+          if (proofs.length !== job.data.count)
+            throw new SegmentProofError(
+              `claim ${job.data.claimId}: ${proofs.length} of ${job.data.count} segment proofs came back`,
+            );
+          return proofs;
+        },
+        { ...base, concurrency: 8 },
+      );
+      for (const emitter of [flows, claims, segments, dead, claimEvents, segmentEvents, collector])
+        (emitter as { on(event: "error", listener: (e: Error) => void): unknown }).on("error", onError);
+      segmentEvents.on("completed", ({ jobId, returnvalue }) => {
+        for (const w of this.watchers.get(jobId) ?? []) w.completed(returnvalue as unknown as SegmentProof);
+      });
+      segmentEvents.on("progress", ({ jobId, data }) => {
+        for (const w of this.watchers.get(jobId) ?? []) w.progress(data as unknown as SegmentProgress);
+      });
+      await Promise.all(
+        [flows, claims, segments, dead, claimEvents, segmentEvents, collector].map((c) => c.waitUntilReady()),
+      );
+      return { flows, claims, segments, dead, claimEvents, segmentEvents, collector };
+    })());
+  }
+
+  async proveAll(
+    tasks: readonly SegmentTask[],
+    onProof?: (proof: SegmentProof) => void,
+  ): Promise<SegmentProof[]> {
+    if (this.closed) throw new SegmentProofError("the segment queue prover is closed");
+    if (tasks.length === 0) return [];
+    const claimId = tasks[0]!.claimId;
+    if (tasks.some((t) => t.claimId !== claimId))
+      throw new SegmentProofError(
+        `one proveAll proves one claim's segments (got claims ${claimId} and others)`,
+      );
+    if (new Set(tasks.map((t) => t.index)).size !== tasks.length)
+      throw new SegmentProofError(`claim ${claimId}: a segment index appears twice`);
+    const ids = tasks.map(segmentJobId);
+    const c = await this.connect();
+
+    // onProof hears each segment once: as its child completes, or from the answer if the event was missed
+    // (or the segment was proven before this call).
+    const heard = new Set<number>();
+    const hear = (proof: SegmentProof) => {
+      if (heard.has(proof.index)) return;
+      heard.add(proof.index);
+      onProof?.(proof);
+    };
+    const watcher: Watcher = { completed: hear, progress: (p) => this.opts.onProgress?.(p) };
+    for (const id of ids) (this.watchers.get(id) ?? this.watchers.set(id, new Set()).get(id)!).add(watcher);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const all = this.collect(c, claimId, tasks, ids);
+      const proofs = await (this.opts.timeoutMs === undefined
+        ? all
+        : Promise.race([
+            all,
+            new Promise<never>((_, reject) => {
+              timer = setTimeout(
+                () => reject(this.timedOut(claimId, heard.size, tasks.length)),
+                this.opts.timeoutMs,
+              );
+            }),
+          ]));
+      proofs.forEach(hear);
+      return proofs;
+    } finally {
+      clearTimeout(timer);
+      for (const id of ids) {
+        const set = this.watchers.get(id);
+        set?.delete(watcher);
+        if (set?.size === 0) this.watchers.delete(id);
+      }
+    }
+  }
+
+  /**
+   * Every task's proof, by index. A segment whose job has completed (under any earlier flow) is not proven
+   * again; one under way in another claim job's flow is awaited there (BullMQ gives a job one parent); a
+   * failed one is dropped (the dead-letter queue keeps its record) and added anew. The rest are this call's
+   * flow, under the parent id of all the tasks.
+   */
+  private async collect(
+    c: Connected,
+    claimId: string,
+    tasks: readonly SegmentTask[],
+    ids: readonly string[],
+  ): Promise<SegmentProof[]> {
+    const parentId = claimJobId(claimId, ids);
+    const ours = `${this.prefix}:${CLAIMS_QUEUE}:${parentId}`;
+    const proofs = new Map<number, SegmentProof>();
+    const fresh: number[] = [];
+    const elsewhere: Promise<void>[] = [];
+    for (const [i, id] of ids.entries()) {
+      const child = await Job.fromId<SegmentTask, SegmentProof>(c.segments, id);
+      const state = child ? await child.getState() : "absent";
+      if (child && state === "completed") proofs.set(tasks[i]!.index, child.returnvalue);
+      else if (child && state === "failed") {
+        await child.remove();
+        fresh.push(i);
+      } else if (
+        child &&
+        child.parentKey &&
+        child.parentKey !== ours &&
+        (await this.parentExists(c, child.parentKey))
+      )
+        elsewhere.push(
+          child.waitUntilFinished(c.segmentEvents).then(
+            (proof: SegmentProof) => void proofs.set(tasks[i]!.index, proof),
+            async (e: unknown) => {
+              throw await this.explain(c, e, claimId, [id]);
+            },
+          ),
+        );
+      else fresh.push(i);
+    }
+    // Awaited below; handled now, so that one failing while this call waits on its own flow is not unhandled.
+    const others = Promise.all(elsewhere);
+    others.catch(() => {});
+    if (fresh.length > 0) {
+      const parent = await this.ensureFlow(
+        c,
+        parentId,
+        claimId,
+        fresh.map((i) => tasks[i]!),
+        fresh.map((i) => ids[i]!),
+      );
+      const answer = (await parent.waitUntilFinished(c.claimEvents).catch(async (e: unknown) => {
+        throw await this.explain(
+          c,
+          e,
+          claimId,
+          fresh.map((i) => ids[i]!),
+          parentId,
+        );
+      })) as SegmentProof[];
+      for (const proof of answer) proofs.set(proof.index, proof);
+    }
+    await others;
+    const missing = tasks.filter((t) => !proofs.has(t.index)).map((t) => t.index);
+    if (missing.length > 0)
+      throw new SegmentProofError(`claim ${claimId}: no proof came back for segments ${missing}`);
+    return tasks.map((t) => proofs.get(t.index)!).sort((a, b) => a.index - b.index);
+  }
+
+  private timedOut(claimId: string, proven: number, of: number): SegmentProofError {
+    const redis = this.lastError ? `; last Redis error: ${this.lastError.message}` : "";
+    return new SegmentProofError(
+      `claim ${claimId}: ${proven} of ${of} segments proven within ${this.opts.timeoutMs} ms ` +
+        `(are segment workers running on ${this.prefix}:${SEGMENTS_QUEUE}?${redis}); the jobs stay queued`,
+    );
+  }
+
+  private async parentExists(c: Connected, parentKey: string): Promise<boolean> {
+    const claims = `${this.prefix}:${CLAIMS_QUEUE}:`;
+    if (!parentKey.startsWith(claims)) return true; // some other queue's job: leave it to that flow
+    return (await Job.fromId(c.claims, parentKey.slice(claims.length))) !== undefined;
+  }
+
+  /** The claim's parent job: the one already there (done or under way), or a new flow of these segments. */
+  private async ensureFlow(
+    c: Connected,
+    parentId: string,
+    claimId: string,
+    tasks: readonly SegmentTask[],
+    ids: readonly string[],
+  ): Promise<Job> {
+    const existing = await Job.fromId(c.claims, parentId);
+    if (existing) {
+      if ((await existing.getState()) !== "failed") return existing;
+      // A failed earlier try (its failed segments are gone already, see collect): the new flow replaces it.
+      await existing.remove({ removeChildren: false });
+    }
+    const node = await c.flows.add({
+      name: "claim",
+      queueName: CLAIMS_QUEUE,
+      data: { claimId, count: tasks.length } satisfies ClaimJobData,
+      opts: { jobId: parentId, attempts: 3, backoff: { type: "exponential", delay: 500 } },
+      children: tasks.map((task, i) => ({
+        name: "segment",
+        queueName: SEGMENTS_QUEUE,
+        data: task,
+        opts: {
+          jobId: ids[i]!,
+          attempts: this.attempts,
+          backoff: { type: "exponential", delay: this.backoffMs },
+          failParentOnFailure: true,
+        },
+      })),
+    });
+    return node.job;
+  }
+
+  /** Why a wait failed, as an error naming the failed segment (recorded in the dead-letter queue). */
+  private async explain(
+    c: Connected,
+    e: unknown,
+    claimId: string,
+    ids: readonly string[],
+    parentId?: string,
+  ) {
+    const message = String((e as Error)?.message ?? e);
+    const named = /child (\S+) failed/.exec(message)?.[1];
+    const failed: Job<SegmentTask>[] = [];
+    for (const id of ids) {
+      const child = await Job.fromId<SegmentTask>(c.segments, id);
+      if (child && (await child.isFailed())) failed.push(child);
+    }
+    failed.sort((a, b) => Number(named?.endsWith(`:${b.id}`)) - Number(named?.endsWith(`:${a.id}`)));
+    const child = failed[0];
+    if (!child)
+      return new SegmentProofError(
+        `claim ${claimId}: ${parentId ? `its job ${parentId}` : `segment job ${ids[0]}`} failed: ${message}`,
+      );
+    const reason = child.failedReason ?? "no reason recorded";
+    const deadId = await deadLetter(c.dead, child, reason);
+    return new SegmentDeadLetteredError(
+      claimId,
+      child.data.index,
+      child.id!,
+      child.attemptsMade,
+      deadId,
+      reason,
+    );
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const connected = this.connected;
+    this.connected = undefined;
+    if (!connected) return;
+    const c = await connected.catch(() => undefined);
+    if (!c) return;
+    await c.collector.close();
+    await Promise.all(
+      [c.flows, c.claims, c.segments, c.dead, c.claimEvents, c.segmentEvents].map((x) => x.close()),
+    );
+  }
+}
+
+/** What a segment worker does, one event at a time (scripts/segment-worker.ts prints each as a JSON line). */
+export type SegmentWorkerEvent =
+  | { event: "ready"; worker: string; concurrency: number; lockDurationMs: number }
+  | { event: "started"; claimId: string; index: number; jobId: string; attempt: number }
+  | { event: "proven"; claimId: string; index: number; jobId: string; seconds: number }
+  | {
+      event: "failed";
+      claimId: string;
+      index: number;
+      jobId: string;
+      attempt: number;
+      final: boolean;
+      error: string;
+    }
+  | { event: "dead-lettered"; claimId: string; index: number; jobId: string; deadLetterId: string }
+  | { event: "stalled"; jobId: string }
+  | { event: "error"; error: string };
+
+export interface SegmentWorkerOptions {
+  connection: QueueConnection;
+  /** Segments proven at once, each in its own child process (default 1; each proof already uses every core). */
+  concurrency?: number;
+  prefix?: string;
+  /**
+   * How long a segment's lock lasts without renewal (default 30 s; renewed every half of it). A worker killed
+   * mid-segment is noticed by another worker's stalled check after about this plus two stalledIntervals. Half
+   * of it must exceed the longest pause of this process's event loop (proving runs in a child, so pauses are
+   * short), or a live worker's segment is taken for stalled and proven twice.
+   */
+  lockDurationMs?: number;
+  /** How often this worker looks for stalled segments (default: lockDurationMs). */
+  stalledIntervalMs?: number;
+  /** How many stalls a segment survives before it fails (default 2); stalls do not spend attempts. */
+  maxStalledCount?: number;
+  onEvent?: (event: SegmentWorkerEvent) => void;
+}
+
+export interface SegmentWorker {
+  /** host:pid, as each proof's `worker` says. */
+  readonly id: string;
+  /** Stops taking segments; waits for those under way unless `force`. */
+  close(force?: boolean): Promise<void>;
+}
+
+/**
+ * A BullMQ worker on zkvai-segments in this process. Each segment is proven by provePayload in a child process
+ * of a LocalSegmentPool (one per concurrency slot, kept between segments): the witness is synchronous wasm,
+ * seconds for a large segment, and run here it would stall this event loop past lock renewals, so that a
+ * live worker's segment would look stalled and be proven twice. Here the loop only renews locks and talks to
+ * Redis. A child that dies fails that attempt (BullMQ retries it); this process dying is a stall.
+ */
+export async function startSegmentWorker(opts: SegmentWorkerOptions): Promise<SegmentWorker> {
+  const me = `${hostname()}:${process.pid}`;
+  const emit = (e: SegmentWorkerEvent) => opts.onEvent?.(e);
+  const base = { connection: redisOptions(opts.connection), prefix: opts.prefix ?? DEFAULT_PREFIX };
+  const concurrency = Math.max(1, opts.concurrency ?? 1);
+  const lockDuration = opts.lockDurationMs ?? 30_000;
+  const dead = new Queue(DEAD_LETTER_QUEUE, base);
+  const idle = Array.from({ length: concurrency }, () => new LocalSegmentPool({ workers: 1, retries: 0 }));
+  const pools = [...idle];
+  const prove = async (task: SegmentTask): Promise<SegmentProof> => {
+    const pool = idle.pop();
+    if (!pool)
+      throw new SegmentProofError(`worker ${me}: more segments at once than its ${concurrency} provers`);
+    try {
+      const [proof] = await pool.proveAll([task]);
+      return proof!;
+    } finally {
+      idle.push(pool);
+    }
+  };
+  const worker = new Worker<SegmentTask, SegmentProof>(
+    SEGMENTS_QUEUE,
+    async (job) => {
+      const task = job.data;
+      const attempt = job.attemptsMade + 1;
+      const mark = (p: Omit<SegmentProgress, "claimId" | "index" | "worker" | "attempt">) =>
+        job.updateProgress({ claimId: task.claimId, index: task.index, worker: me, attempt, ...p });
+      emit({ event: "started", claimId: task.claimId, index: task.index, jobId: job.id!, attempt });
+      await mark({ stage: "started" });
+      for (const [kind, file] of [
+        ["wasm", task.wasm],
+        ["zkey", task.zkey],
+      ] as const)
+        if (!existsSync(file))
+          throw new SegmentProofError(
+            `claim ${task.claimId} segment ${task.index}: ${task.circuit}'s ${kind} ${file} is not on worker ` +
+              `${me}; every segment worker needs the circuit's artifacts at the same paths ` +
+              `(run setup --only ${task.circuit} there)`,
+          );
+      const proof = await prove(task);
+      await mark({ stage: "proven", witnessSeconds: proof.witnessSeconds, proveSeconds: proof.proveSeconds });
+      emit({
+        event: "proven",
+        claimId: task.claimId,
+        index: task.index,
+        jobId: job.id!,
+        seconds: proof.witnessSeconds + proof.proveSeconds,
+      });
+      return proof;
+    },
+    {
+      ...base,
+      concurrency,
+      lockDuration,
+      stalledInterval: opts.stalledIntervalMs ?? lockDuration,
+      maxStalledCount: opts.maxStalledCount ?? 2,
+    },
+  );
+  worker.on("failed", (job, err) => {
+    if (!job) return;
+    void (async () => {
+      const task = job.data;
+      const final = (await job.getState()) === "failed";
+      emit({
+        event: "failed",
+        claimId: task.claimId,
+        index: task.index,
+        jobId: job.id!,
+        attempt: job.attemptsMade,
+        final,
+        error: err.message,
+      });
+      if (!final) return;
+      const deadLetterId = await deadLetter(dead, job, job.failedReason ?? err.message);
+      emit({
+        event: "dead-lettered",
+        claimId: task.claimId,
+        index: task.index,
+        jobId: job.id!,
+        deadLetterId,
+      });
+    })().catch((e: unknown) => emit({ event: "error", error: String((e as Error)?.message ?? e) }));
+  });
+  worker.on("stalled", (jobId) => emit({ event: "stalled", jobId }));
+  worker.on("error", (e) => emit({ event: "error", error: e.message }));
+  dead.on("error", (e) => emit({ event: "error", error: e.message }));
+  await Promise.all([worker.waitUntilReady(), dead.waitUntilReady()]);
+  emit({ event: "ready", worker: me, concurrency, lockDurationMs: lockDuration });
+  return {
+    id: me,
+    async close(force = false) {
+      await worker.close(force);
+      await Promise.all([dead.close(), ...pools.map((p) => p.close())]);
+    },
+  };
+}
