@@ -18,8 +18,9 @@ function table(): Instance[] {
   return readInstances() as Instance[];
 }
 
+/** The predicate's whole-claim instances (its segment circuits, "kind": "segment", are not among them). */
 export function instancesOf(predicate: string): Instance[] {
-  return table().filter((i) => i.predicate === predicate);
+  return table().filter((i) => i.predicate === predicate && i.kind !== "segment");
 }
 
 export function instance(name: string): Instance {

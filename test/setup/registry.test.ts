@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { readInstances, readInstanceTable } from "../../prover/artifacts/instances.js";
-import { PUBLIC_INPUTS } from "../../sdk/core/claim.js";
+import { PUBLIC_INPUTS, SEGMENT_PUBLIC_INPUTS } from "../../sdk/core/claim.js";
 import { PREDICATES } from "../../sdk/core/predicates/index.js";
 
 const ids = Object.keys(PREDICATES);
@@ -32,11 +32,13 @@ describe("the predicate registry and the instance table", () => {
     );
   });
 
-  it.each(ids)("%s: every instance has the predicate's θ sizes and the claim's public inputs", (id) => {
+  it.each(ids)("%s: every instance has the predicate's θ sizes and its kind's public inputs", (id) => {
     const caps = PREDICATES[id as keyof typeof PREDICATES].caps;
     for (const inst of instances.filter((i) => i.predicate === id)) {
       for (const [k, v] of Object.entries(caps)) expect(inst.params[k], `${inst.name}.${k}`).toBe(v);
-      expect(inst.publicSignals).toEqual([...PUBLIC_INPUTS]);
+      expect(inst.publicSignals).toEqual([
+        ...(inst.kind === "segment" ? SEGMENT_PUBLIC_INPUTS : PUBLIC_INPUTS),
+      ]);
     }
   });
 });
