@@ -14,7 +14,7 @@ import { predicateByCode } from "../core/predicates/index.js";
 import { segmentClaimDigest, SEGMENT_SATISFIED, SEGMENT_VIOLATED } from "../core/segments.js";
 import type { Manifest } from "../../prover/artifacts/manifest.js";
 import { SettlementInvalid } from "./evidence.js";
-import { manifestCircuitAt, verifiedKey, type SettlementReport } from "./verify-settlement.js";
+import { checkCredited, manifestCircuitAt, verifiedKey, type SettlementReport } from "./verify-settlement.js";
 
 export async function verifySegmentedSettlement(o: {
   chain: ChainHandle;
@@ -113,16 +113,7 @@ export async function verifySegmentedSettlement(o: {
     `all ${states.length - 1} segment proofs verify locally under ${circuit}'s key, linked from 0 to the verdict`,
   );
 
-  const [beneficiary, amount] = violated
-    ? [session.user, promise.payout + claim.bond]
-    : [session.provider, claim.bond];
-  if (!isAddressEqual(event.beneficiary, beneficiary) || event.amount !== amount)
-    throw new SettlementInvalid(
-      `the settlement credited ${event.amount} wei to ${event.beneficiary}, not ${amount} to ${beneficiary}`,
-    );
-  checks.push(
-    `the escrow credited ${amount} wei to ${violated ? "the user" : "the provider"} ${getAddress(beneficiary)}`,
-  );
+  const { beneficiary, amount } = checkCredited({ violated, session, promise, claim, event, checks });
   return {
     claimId,
     sessionId,

@@ -198,6 +198,32 @@ export async function verifiedKey(o: {
   return vkey;
 }
 
+/**
+ * The money followed the verdict: the settlement credited payout + bond to the session's user for violated,
+ * the bond to its provider for satisfied (one rule for `settle` and `settleSegments`).
+ */
+export function checkCredited(o: {
+  violated: boolean;
+  session: { user: Address; provider: Address };
+  promise: { payout: bigint };
+  claim: { bond: bigint };
+  event: { beneficiary: Address; amount: bigint };
+  checks: string[];
+}): { beneficiary: Address; amount: bigint } {
+  const { violated, session, promise, claim, event, checks } = o;
+  const [beneficiary, amount] = violated
+    ? [session.user, promise.payout + claim.bond]
+    : [session.provider, claim.bond];
+  if (!isAddressEqual(event.beneficiary, beneficiary) || event.amount !== amount)
+    throw new SettlementInvalid(
+      `the settlement credited ${event.amount} wei to ${event.beneficiary}, not ${amount} to ${beneficiary}`,
+    );
+  checks.push(
+    `the escrow credited ${amount} wei to ${violated ? "the user" : "the provider"} ${getAddress(beneficiary)}`,
+  );
+  return { beneficiary, amount };
+}
+
 export async function verifySettlement(opts: {
   chain: ChainHandle;
   escrow: Address;
@@ -311,16 +337,7 @@ export async function verifySettlement(opts: {
     );
   checks.push(`the Groth16 proof verifies locally under ${circuit}'s key with those public inputs`);
 
-  const [beneficiary, amount] = violated
-    ? [session.user, promise.payout + claim.bond]
-    : [session.provider, claim.bond];
-  if (!isAddressEqual(event.beneficiary, beneficiary) || event.amount !== amount)
-    throw new SettlementInvalid(
-      `the settlement credited ${event.amount} wei to ${event.beneficiary}, not ${amount} to ${beneficiary}`,
-    );
-  checks.push(
-    `the escrow credited ${amount} wei to ${violated ? "the user" : "the provider"} ${getAddress(beneficiary)}`,
-  );
+  const { beneficiary, amount } = checkCredited({ violated, session, promise, claim, event, checks });
 
   return {
     claimId,
