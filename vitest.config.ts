@@ -4,7 +4,8 @@ import { configDefaults, defineConfig } from "vitest/config";
  * Suites that run only in `npm run test:full` (ZKVAI_FULL=1), which `.ci/run` runs after `npm test`: the
  * adversarial sweeps of AAP-2…5 (npm test keeps AAP-1's narrow sweep and every targeted exploit in
  * test/adversary/exploits.test.ts) and the multi-process provider runtime (a hardhat node, a recorder and a
- * watcher as child processes, killed and restarted), and the segment-chain attacks on real proofs. Keeps a fresh `npm test` within its 10 minutes.
+ * watcher as child processes, killed and restarted), the segment-chain attacks on real proofs and the segment
+ * circuits' predicate carriers. Keeps a fresh `npm test` within its 10 minutes.
  */
 const FULL_ONLY = [
   "test/adversary/aap2.sweep.test.ts",
@@ -13,6 +14,14 @@ const FULL_ONLY = [
   "test/adversary/aap5.sweep.test.ts",
   "test/integration/provider-runtime.test.ts",
   "test/full/segment-attacks.test.ts",
+  // The predicates' carried state (AAP-2's scope log and named violations, AAP-4's recipient log) on their
+  // own compiled segment circuits, and the violated chain through the local pool. npm test keeps the chain's
+  // attacks on the compiled AAP-3 segment (test/circuits/segment.test.ts), the escrow's
+  // (test/contracts/segments.test.ts), the queue-backed watcher's settlement with its vai verify
+  // (test/prover/segment-queue.test.ts) and the demo's satisfied chain through the local pool.
+  "test/circuits/segment-events.test.ts",
+  "test/circuits/segment-scope.test.ts",
+  "test/e2e/segments.test.ts",
 ];
 
 export default defineConfig({

@@ -22,7 +22,7 @@ import { proofMemoryEstimateOfZkey, type MemoryBudget } from "./memory-budget.js
 import { ProofError, type ProofResult } from "./prove.js";
 import { answerSegmentedClaim, needsSegments } from "./segments/claims.js";
 import type { SegmentProver } from "./segments/pool.js";
-import { SegmentProofError, WorkerDied } from "./segments/task.js";
+import { SegmentProofError, SegmentQueueTimeout, WorkerDied } from "./segments/task.js";
 import {
   firstLine,
   isTransportError,
@@ -98,8 +98,9 @@ export class ClaimAnswerer {
       return { kind: "deferred", reason: e.message };
     if (e instanceof TraceMismatchError || e instanceof ProofError || e instanceof Refusal)
       return { kind: "refused", reason: e.message };
-    // A segment with no witness is refused; a worker that died (killed, out of memory) is tried again.
-    if (e instanceof SegmentProofError && !(e instanceof WorkerDied))
+    // A segment with no witness is refused; a worker that died (killed, out of memory) or a queue that did not
+    // answer in time is tried again (the queued jobs keep what they prove).
+    if (e instanceof SegmentProofError && !(e instanceof WorkerDied) && !(e instanceof SegmentQueueTimeout))
       return { kind: "refused", reason: e.message };
     // Missing θ, predicate mismatch, no circuit large enough, a proof that does not verify.
     if (e instanceof ClaimError) return { kind: "refused", reason: e.message };

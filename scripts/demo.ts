@@ -61,7 +61,8 @@ async function main() {
   const user = userWallet.account.address;
 
   const deployment = await progress.step("deploy Poseidon, verifiers and escrow", async () =>
-    deployZkVai(chain, providerWallet),
+    // Segments of 8 records: the demo group's segment circuit (aap3_seg8), whatever else the tree holds.
+    deployZkVai(chain, providerWallet, { segmentSize: 8 }),
   );
   const escrow = deployment.escrow;
   const asUser = escrow.as(userWallet);

@@ -6,7 +6,7 @@ include "sets.circom";
 // EventLog (active_set.circom) continued across segments: the first countIn slots hold the events of
 // the segments before (carried, in record order), and this segment's events fill the next ones.
 // before[i][k] = 1 iff slot k holds an event recorded before row i: a carried one (k < countIn) or
-// one of this segment's earlier rows. Slots at or past countIn must come in empty, so a carried
+// one of this segment's earlier rows; count[i] is their number, the session's events before row i. Slots at or past countIn must come in empty, so a carried
 // log is exactly the compacted events so far. A session with more than E events of the namespace
 // has no witness: E is part of the segment circuit's capacity, as in EventLog.
 // Assumes change[] boolean and event[j] = 0 where change[j] = 0 (SetEvents).
@@ -21,6 +21,7 @@ template EventLogFrom(N, E) {
     signal output value[E];
     signal output granted[E];
     signal output countOut;
+    signal output count[N];
     signal output before[N][E];
 
     component carried = CountOneHot(E);
@@ -42,8 +43,10 @@ template EventLogFrom(N, E) {
         grants[k] = grantedIn[k];
     }
     for (var i = 0; i < N; i++) {
+        // Linear in countIn and change[]: --O2 substitutes it away.
+        count[i] <== cnt;
         onehot[i] = CountOneHot(E);
-        onehot[i].value <== cnt;
+        onehot[i].value <== count[i];
         before[i] <== onehot[i].before;
         change[i] * onehot[i].bit[E] === 0;
 

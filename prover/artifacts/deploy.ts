@@ -34,6 +34,12 @@ export async function deployZkVai(
     receiptWindow?: number;
     /** false: register no segment verifier, so long sessions cannot settle (tests of that path). */
     segments?: boolean;
+    /**
+     * Records a segment for the segment verifiers: each predicate's built segment circuit of that size (none for
+     * a predicate without one). Default: the largest built per predicate, as the escrow takes one. Tests and the
+     * demo name their size, so that a tree where the benchmark built 1,024-record segments deploys the same.
+     */
+    segmentSize?: number;
   } = {},
 ): Promise<ZkVaiDeployment> {
   const manifest = loadManifest();
@@ -69,11 +75,20 @@ export async function deployZkVai(
       vkeySha256: c.files.vkey.sha256,
     });
   }
-  // One segment verifier per predicate: the manifest's segment circuit of that predicate (the largest, if
-  // several are built, as the escrow takes one).
+  // One segment verifier per predicate: the manifest's segment circuit of that predicate, of the size asked
+  // for or the largest built.
   const segmentVerifiers: DeployedSegmentVerifier[] = [];
+  const built = opts.segments === false ? [] : segmentCircuits(manifest);
+  const sized =
+    opts.segmentSize === undefined
+      ? built
+      : built.filter(([, c]) => capacityOfDepth(Number(c.params.depth)) === opts.segmentSize);
+  if (opts.segmentSize !== undefined && sized.length === 0)
+    throw new Error(
+      `no segment circuit of ${opts.segmentSize} records is built (built: ${built.map(([n]) => n).join(", ") || "none"}): run \`npm run setup\``,
+    );
   const largest = new Map<string, [string, (typeof circuits)[number][1]]>();
-  for (const [name, c] of opts.segments === false ? [] : segmentCircuits(manifest)) {
+  for (const [name, c] of sized) {
     const seen = largest.get(c.predicate);
     if (!seen || Number(seen[1].params.depth) < Number(c.params.depth)) largest.set(c.predicate, [name, c]);
   }

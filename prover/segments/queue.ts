@@ -26,7 +26,14 @@ import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { FlowProducer, Job, Queue, QueueEvents, Worker, type ConnectionOptions } from "bullmq";
 import { LocalSegmentPool, type SegmentProver } from "./pool.js";
-import { provePayload, SegmentProofError, type SegmentProof, type SegmentTask } from "./task.js";
+import {
+  provePayload,
+  SegmentProofError,
+  SegmentQueueTimeout,
+  type SegmentProof,
+  type SegmentTask,
+} from "./task.js";
+export { SegmentQueueTimeout };
 
 export const CLAIMS_QUEUE = "zkvai-claims";
 export const SEGMENTS_QUEUE = "zkvai-segments";
@@ -134,6 +141,12 @@ export interface QueueProverOptions {
   backoffMs?: number;
   /** proveAll rejects when its claim is not done by then (default: waits); the jobs stay queued. */
   timeoutMs?: number;
+  /**
+   * How long Redis keeps a completed job, with its input and proof (default 7 days: past the 3-day proof
+   * window, so a resumed answer finds its proven segments). A 1,024-record segment's input is about 1 MB.
+   * BullMQ removes aged jobs lazily, as later jobs of the queue complete.
+   */
+  keepCompletedSeconds?: number;
   /** BullMQ's key prefix (default "bull"): provers and workers must agree. */
   prefix?: string;
   /** Hears the workers' progress marks on this prover's segments. */
@@ -165,6 +178,7 @@ export class QueueSegmentProver implements SegmentProver {
   private readonly prefix: string;
   private readonly attempts: number;
   private readonly backoffMs: number;
+  private readonly keepCompletedSeconds: number;
   private connected?: Promise<Connected>;
   private readonly watchers = new Map<string, Set<Watcher>>();
   private lastError?: Error;
@@ -175,6 +189,7 @@ export class QueueSegmentProver implements SegmentProver {
     this.prefix = opts.prefix ?? DEFAULT_PREFIX;
     this.attempts = Math.max(1, opts.attempts ?? 3);
     this.backoffMs = Math.max(0, opts.backoffMs ?? 1000);
+    this.keepCompletedSeconds = Math.max(1, opts.keepCompletedSeconds ?? 7 * 24 * 3600);
   }
 
   private connect(): Promise<Connected> {
@@ -337,9 +352,9 @@ export class QueueSegmentProver implements SegmentProver {
     return tasks.map((t) => proofs.get(t.index)!).sort((a, b) => a.index - b.index);
   }
 
-  private timedOut(claimId: string, proven: number, of: number): SegmentProofError {
+  private timedOut(claimId: string, proven: number, of: number): SegmentQueueTimeout {
     const redis = this.lastError ? `; last Redis error: ${this.lastError.message}` : "";
-    return new SegmentProofError(
+    return new SegmentQueueTimeout(
       `claim ${claimId}: ${proven} of ${of} segments proven within ${this.opts.timeoutMs} ms ` +
         `(are segment workers running on ${this.prefix}:${SEGMENTS_QUEUE}?${redis}); the jobs stay queued`,
     );
@@ -369,7 +384,12 @@ export class QueueSegmentProver implements SegmentProver {
       name: "claim",
       queueName: CLAIMS_QUEUE,
       data: { claimId, count: tasks.length } satisfies ClaimJobData,
-      opts: { jobId: parentId, attempts: 3, backoff: { type: "exponential", delay: 500 } },
+      opts: {
+        jobId: parentId,
+        attempts: 3,
+        backoff: { type: "exponential", delay: 500 },
+        removeOnComplete: { age: this.keepCompletedSeconds },
+      },
       children: tasks.map((task, i) => ({
         name: "segment",
         queueName: SEGMENTS_QUEUE,
@@ -379,6 +399,7 @@ export class QueueSegmentProver implements SegmentProver {
           attempts: this.attempts,
           backoff: { type: "exponential", delay: this.backoffMs },
           failParentOnFailure: true,
+          removeOnComplete: { age: this.keepCompletedSeconds },
         },
       })),
     });

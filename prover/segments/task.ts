@@ -43,6 +43,15 @@ export class WorkerDied extends SegmentProofError {
   override name = "WorkerDied";
 }
 
+/**
+ * A queue prover's proveAll timeout passed before every segment came back. Nothing is wrong with the claim (its jobs stay
+ * queued, and a later proveAll picks up what they proved), so the watcher tries it again rather than refusing.
+ */
+export class SegmentQueueTimeout extends SegmentProofError {
+  static override readonly code: string = "SEGMENT_QUEUE_TIMEOUT";
+  override name = "SegmentQueueTimeout";
+}
+
 /** Computes the witness and the proof of one segment in this process. */
 export async function provePayload(task: SegmentTask, worker: string): Promise<SegmentProof> {
   const wtns = { type: "mem" } as { type: "mem"; data?: Uint8Array };

@@ -15,6 +15,12 @@ import {
   type SegmentPlan,
 } from "../../sdk/core/segments.js";
 import { WitnessError, type Checkpoint } from "../witness.js";
+import {
+  aap2Scope,
+  aap2UncoveredCalls,
+  PATH_WITNESS_WIDTH,
+  type Aap2Theta,
+} from "../../sdk/core/predicates/aap2/definition.js";
 
 /**
  * What a predicate's segment circuit carries from one segment to the next, besides the trace: its state
@@ -29,6 +35,13 @@ interface PredicateCarrier {
     states: bigint[];
     inputs: CircuitInput[];
   };
+  /** Each segment's own hints, when its circuit takes some (AAP-2: covers and the named violation). */
+  hints?(
+    records: readonly TraceRecord[],
+    theta: unknown,
+    profile: EncodingProfile,
+    boundaries: readonly number[],
+  ): CircuitInput[];
 }
 
 /** AAP-3 judges each call on its own: nothing is carried. */
@@ -75,8 +88,40 @@ function eventLog(namespace: string): PredicateCarrier {
   };
 }
 
+/**
+ * AAP-2's per-segment hints (circuits/segments/aap2_scope.circom): each row's path witness and cover, as the
+ * whole-claim circuit takes them, and the segment's first violating call, if it has one: `named` = 1 and its
+ * row within the segment.
+ */
+function scopeHints(
+  records: readonly TraceRecord[],
+  theta: unknown,
+  profile: EncodingProfile,
+  boundaries: readonly number[],
+): CircuitInput[] {
+  const t = theta as Aap2Theta;
+  const all = aap2Scope.recordInputs!(records, t, profile, records.length) as {
+    pathWitness: string[][];
+    cover: string[];
+  };
+  const uncovered = aap2UncoveredCalls(records, t, profile);
+  const size = boundaries.length > 1 ? boundaries[1]! - boundaries[0]! : 0;
+  const zero = Array<string>(PATH_WITNESS_WIDTH).fill("0");
+  return boundaries.slice(1).map((to, j) => {
+    const from = boundaries[j]!;
+    const first = uncovered.find((i) => i >= from && i < to);
+    return {
+      pathWitness: Array.from({ length: size }, (_, i) => all.pathWitness[from + i] ?? zero),
+      cover: Array.from({ length: size }, (_, i) => all.cover[from + i] ?? "0"),
+      named: first === undefined ? "0" : "1",
+      violationAt: String(first === undefined ? 0 : first - from),
+    };
+  });
+}
+
 /** The predicates whose segment circuits exist (circuits/segments/), and what each carries. */
 const CARRIERS: Record<string, PredicateCarrier> = {
+  "AAP-2": { ...eventLog("scope"), hints: scopeHints },
   "AAP-3": stateless,
   "AAP-4": eventLog("recipient"),
 };
@@ -139,6 +184,7 @@ export function segmentInputs<Theta>(spec: SegmentInputSpec<Theta>): SegmentInpu
   for (let from = 0; from < records.length; from += size)
     boundaries.push(Math.min(from + size, records.length));
   const carried = carrier.carry(encoded, boundaries, spec.events ?? 0);
+  const hints = carrier.hints?.(records, theta, profile, boundaries);
   const plans = planSegments({
     depth: spec.depth,
     leaves,
@@ -183,6 +229,7 @@ export function segmentInputs<Theta>(spec: SegmentInputSpec<Theta>): SegmentInpu
       },
       carryInput(plan.carryIn),
       carried.inputs[plan.index],
+      hints?.[plan.index] ?? {},
       thetaInputs,
     );
   });

@@ -6,7 +6,8 @@
 // the measured segment times: ceil(segments / 10) rounds of the slowest segment, plus the measured
 // per-claim overhead (cutting the trace, sending and settling), plus the queue's overhead per round when
 // --queue-overhead-ms is given (measured by test/prover/segment-queue.test.ts's run). Appends to --out.
-// Needs the segment circuit: `npx tsx scripts/setup.ts --only aap3_seg1024` (or aap4_seg1024).
+// Needs the segment circuit of --segment-size records (default 1,024): `npx tsx scripts/setup.ts --only
+// aap3_seg1024` (or aap4_seg1024); deploy registers that size whatever else is built.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -35,19 +36,31 @@ const { values } = parseArgs({
     violate: { type: "string", default: "none" },
     "gas-price-gwei": { type: "string", default: "0.01" },
     "queue-overhead-ms": { type: "string", default: "0" },
+    "segment-size": { type: "string", default: "1024" },
     out: { type: "string", default: path.join(ROOT, "docs", "bench", "segments.json") },
   },
 });
 const sizes = values.records.split(",").map(Number);
 const workerCounts = values.workers.split(",").map(Number);
 const predicate = values.predicate;
-if (predicate !== "AAP-3" && predicate !== "AAP-4") throw new Error("--predicate must be AAP-3 or AAP-4");
+if (predicate !== "AAP-2" && predicate !== "AAP-3" && predicate !== "AAP-4")
+  throw new Error("--predicate must be AAP-2, AAP-3 or AAP-4 (the predicates with a segment circuit)");
 if (values.violate !== "none" && values.violate !== "last") throw new Error("--violate must be none or last");
 const gasPrice = Number(values["gas-price-gwei"]);
 
-// The predicates' bench traces: AAP-3 payments to listed merchants; AAP-4 emails to the allowlist.
+// The predicates' bench traces: AAP-2 reads under /data; AAP-3 payments to listed merchants; AAP-4 emails to
+// the allowlist.
 const PAY_PROFILE = { version: 1, tools: { pay: { target: "to", amount: { key: "wei", decimals: 0 } } } };
 const setups = {
+  "AAP-2": {
+    theta: { scopedTools: ["read_file"], allowPrefixes: ["/data"] },
+    profile: { version: 1, tools: { read_file: { path: "path" } } },
+    record: (i: number, bad: boolean) => ({
+      kind: "call" as const,
+      tool: "read_file",
+      args: { path: bad ? "/etc/passwd" : `/data/run/${i % 97}.json` },
+    }),
+  },
   "AAP-3": {
     theta: { payTools: ["pay"], merchants: ["shop", "m"], cap: "1000000" },
     profile: PAY_PROFILE,
@@ -78,7 +91,10 @@ for (const n of sizes) {
   const store = TraceStore.open(
     path.join(mkdtempSync(path.join(tmpdir(), "zkvai-seg-bench-")), "store.sqlite"),
   );
-  const { escrow, record } = await deployZkVai(chain, providerWallet, { receiptWindow: 0 });
+  const { escrow, record } = await deployZkVai(chain, providerWallet, {
+    receiptWindow: 0,
+    segmentSize: Number(values["segment-size"]),
+  });
   const { promiseId } = await registerPromise(record, escrow, store, {
     predicate,
     theta: setups.theta,

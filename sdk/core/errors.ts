@@ -33,7 +33,8 @@
 //   prover/rpc-retry.ts       RPC_UNAVAILABLE
 //   prover/watcher-state.ts   WATCHER_LOCKED
 //   prover/witness.ts         WITNESS_FAILED
-//   prover/segments           SEGMENT_PROOF_FAILED, SEGMENT_WORKER_DIED, SEGMENT_DEAD_LETTERED
+//   prover/segments           SEGMENT_PROOF_FAILED, SEGMENT_WORKER_DIED, SEGMENT_DEAD_LETTERED,
+//                             SEGMENT_QUEUE_TIMEOUT
 //   prover/artifacts          TOOL_FAILED, BAD_MANIFEST
 //   scripts/cli               ALREADY_REPORTED, BAD_CEREMONY_USAGE
 

@@ -40,7 +40,7 @@ export interface SegmentWorld {
 /** An in-process chain (claims settle right after close), the deployment, a store and a pool of 2 workers. */
 export async function segmentWorld(): Promise<SegmentWorld> {
   const chain = await embeddedChain();
-  const deployment = await deployZkVai(chain, chain.wallets[0], { receiptWindow: 0 });
+  const deployment = await deployZkVai(chain, chain.wallets[0], { receiptWindow: 0, segmentSize: 8 });
   const store = TraceStore.open(join(mkdtempSync(join(tmpdir(), "zkvai-segments-")), "store.sqlite"));
   const pool = new LocalSegmentPool({ workers: 2 });
   const { promiseId } = await registerPromise(deployment.record, deployment.escrow, store, {
@@ -113,17 +113,21 @@ export async function settleAndVerify(w: SegmentWorld, bad: number[], violated: 
   expect(after.user - before.user).toBe(violated ? PAYOUT + BOND : 0n);
   expect(after.provider - before.provider).toBe(violated ? 0n : BOND);
   expect((await escrow.claim(claimId)).status).toBe(ClaimStatus.Settled);
-  // The user's check, trusting only the chain and the manifest: every link's proof verifies again.
+  await expectVerified(w, claimId, violated);
+  console.log(
+    `segment chain (violated=${violated}): proveSegment gas ${Object.values(answer.segmentGas).join(", ")}; settleSegments ${answer.settleGas}`,
+  );
+}
+
+/** The user's check, trusting only the chain and the manifest: the chain of links, and every link's proof again. */
+export async function expectVerified(w: SegmentWorld, claimId: bigint, violated: boolean) {
   const report = await verifySettlement({
     chain: w.chain,
-    escrow: escrow.address,
+    escrow: w.deployment.escrow.address,
     fromBlock: BigInt(w.deployment.record.fromBlock),
     claimId,
   });
   expect(report.violated).toBe(violated);
   expect(report.circuit).toBe("aap3_seg8");
   expect(report.checks.join("\n")).toMatch(/all 3 segment proofs verify locally under aap3_seg8's key/);
-  console.log(
-    `segment chain (violated=${violated}): proveSegment gas ${Object.values(answer.segmentGas).join(", ")}; settleSegments ${answer.settleGas}`,
-  );
 }

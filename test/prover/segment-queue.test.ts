@@ -1,19 +1,26 @@
 // The distributed segment prover (prover/segments/queue.ts) against a real Redis (test/helpers/redis.ts) and
 // real worker processes (scripts/segment-worker.ts), proving real segments of the AAP-3 segment circuit at 8
-// records a segment (setup's aap3_seg8): a 20-record session is 3 segments. Two workers share a claim; one is
-// killed holding a segment and the other proves it once its lock expires; the same tasks again are answered
+// records a segment (setup's aap3_seg8): a 20-record session is 3 segments. Two workers share a claim; then
+// the claim watcher answers a claim on an in-process chain through the queue while one worker is killed
+// holding a segment, the other proves it once its lock expires, and the claim settles exactly once; the same
+// tasks again are answered
 // from the stored proofs; a segment without a witness spends its attempts, lands in the dead-letter queue
 // and fails the claim naming it. Every wait is on an event, with generous timeouts.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { Queue } from "bullmq";
+import { Job, Queue } from "bullmq";
 import * as snarkjs from "snarkjs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { circuitArtifacts, loadManifest } from "../../prover/artifacts/manifest.js";
+import { ClaimStatus } from "../../sdk/chain/escrow.js";
+import { ClaimWatcher } from "../../prover/watcher.js";
 import {
   DEAD_LETTER_QUEUE,
   QueueSegmentProver,
+  SEGMENTS_QUEUE,
   SegmentDeadLetteredError,
   segmentJobId,
   type DeadSegment,
@@ -22,6 +29,7 @@ import {
 } from "../../prover/segments/queue.js";
 import type { SegmentProof, SegmentTask } from "../../prover/segments/task.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
+import { BOND, PAYOUT, claimOn, credits, expectVerified, segmentWorld } from "../helpers/segment-claims.js";
 import { inputs, payments } from "../helpers/segment-trace.js";
 
 const CIRCUIT = "aap3_seg8";
@@ -203,31 +211,67 @@ describe("segment proving on BullMQ", () => {
     );
   }, 150_000);
 
-  it("proves a killed worker's segment on the other worker", async () => {
-    // Two of the claim's segments: both workers take one, and the survivor then proves the victim's too.
-    const tasks = tasksFor("102").slice(0, 2);
-    const answer = prover.proveAll(tasks);
-    answer.catch(() => {}); // awaited below; not unhandled while the kill is arranged
-    // Whichever worker takes a segment first is killed while it holds it.
-    const hit = await Promise.race(
-      workers.map((w) => w.waitFor(started("102"), "a started segment of claim 102").then((e) => ({ w, e }))),
-    );
-    const victim = hit.w;
-    const survivor = workers.find((w) => w !== victim)!;
-    const held = (hit.e as { index: number }).index;
-    victim.child.kill("SIGKILL");
-    workers = [survivor];
-    await new Promise((r) => victim.child.once("exit", r));
-    const proofs = await answer;
-    await expectValid(proofs, tasks);
-    expect(provenBy(victim, "102")).toEqual([]);
-    expect(provenBy(survivor, "102")).toEqual([0, 1]);
-    // The survivor's stalled check gave the held segment back to the queue.
-    await survivor.waitFor(
-      (e) => e.event === "stalled" && e.jobId === segmentJobId(tasks[held]!),
-      `the stall of segment ${held}`,
-    );
-  }, 150_000);
+  it("the claim watcher settles a long-session claim through the queue exactly once, though a worker is killed mid-segment", async () => {
+    // An in-process chain with the segment verifier of aap3_seg8, and a 20-record session violated in its last
+    // segment: the watcher answers it through this queue, and whichever worker takes a segment first is killed
+    // while it holds it. The survivor proves all three; the claim settles once, for the user.
+    const world = await segmentWorld();
+    try {
+      const { claimId } = await claimOn(world, 20, [18]);
+      const id = String(claimId);
+      const before = await credits(world);
+      const watcher = ClaimWatcher.open({
+        store: world.store,
+        escrow: world.deployment.escrow,
+        statePath: join(mkdtempSync(join(tmpdir(), "zkvai-queue-watch-")), "watcher.sqlite"),
+        segmentProver: prover,
+        log: { log: () => undefined },
+      });
+      try {
+        const ticked = watcher.tick();
+        ticked.catch(() => {}); // awaited below; not unhandled while the kill is arranged
+        const hit = await Promise.race(
+          workers.map((w) =>
+            w.waitFor(started(id), `a started segment of claim ${id}`).then((e) => ({ w, e })),
+          ),
+        );
+        const victim = hit.w;
+        const survivor = workers.find((w) => w !== victim)!;
+        const held = (hit.e as { index: number }).index;
+        victim.child.kill("SIGKILL");
+        workers = [survivor];
+        await new Promise((r) => victim.child.once("exit", r));
+        const report = await ticked;
+        expect(report.settled).toEqual([claimId]);
+        expect(report.retrying).toEqual([]);
+        expect(provenBy(victim, id)).toEqual([]);
+        expect(provenBy(survivor, id)).toEqual([0, 1, 2]);
+        // The survivor's stalled check gave the held segment back to the queue.
+        await survivor.waitFor(
+          (e) =>
+            e.event === "stalled" && String((e as { jobId?: string }).jobId).startsWith(`${id}:${held}:`),
+          `the stall of segment ${held}`,
+        );
+        // Exactly one settlement, violated, and the money moved once.
+        const settlements = await world.deployment.escrow.settlementsOf(claimId);
+        expect(settlements.map((s) => s.args.violated)).toEqual([true]);
+        expect((await world.deployment.escrow.claim(claimId)).status).toBe(ClaimStatus.Settled);
+        const after = await credits(world);
+        expect(after.user - before.user).toBe(PAYOUT + BOND);
+        expect(after.provider - before.provider).toBe(0n);
+        // The user's `vai verify` agrees, from the chain alone.
+        await expectVerified(world, claimId, true);
+        // A second tick sends nothing more.
+        const again = await watcher.tick();
+        expect(again.settled).toEqual([]);
+        expect(await world.deployment.escrow.settlementsOf(claimId)).toHaveLength(1);
+      } finally {
+        watcher.close();
+      }
+    } finally {
+      await world.close();
+    }
+  }, 240_000);
 
   it("answers the same tasks again from the stored proofs, proving nothing", async () => {
     const before = workers[0]!.events.filter(started("101")).length;
@@ -286,6 +330,26 @@ describe("segment proving on BullMQ", () => {
       expect(both.map((j) => j.id).sort()).toEqual([dead.deadLetterId, again!.deadLetterId].sort());
     } finally {
       await queue.close();
+    }
+  }, 150_000);
+
+  it("drops completed jobs from Redis once they are older than keepCompletedSeconds", async () => {
+    const brief = new QueueSegmentProver({ connection: redis.url, prefix: PREFIX, keepCompletedSeconds: 1 });
+    const segments = new Queue(SEGMENTS_QUEUE, { connection: { url: redis.url }, prefix: PREFIX });
+    try {
+      const [old] = tasksFor("105");
+      await brief.proveAll([old!]);
+      expect(await Job.fromId(segments, segmentJobId(old!))).toBeDefined();
+      await new Promise((r) => setTimeout(r, 1500));
+      // Removal is lazy: the next completion in the queue sweeps the aged ones.
+      const [next] = tasksFor("106");
+      await brief.proveAll([next!]);
+      await vi.waitFor(async () => expect(await Job.fromId(segments, segmentJobId(old!))).toBeUndefined(), {
+        timeout: 10_000,
+      });
+    } finally {
+      await segments.close();
+      await brief.close();
     }
   }, 150_000);
 

@@ -260,3 +260,18 @@ function* checkedCalls(
     yield { index, record: r, path, active, cover };
   }
 }
+
+/**
+ * The indices of the checked calls that violate (no path, or no active prefix covers it), in record order:
+ * what each segment of a segmented AAP-2 claim names as its violation (circuits/segments/aap2_scope.circom).
+ */
+export function aap2UncoveredCalls(
+  records: readonly TraceRecord[],
+  theta: Aap2Theta,
+  profile: EncodingProfile,
+): number[] {
+  const out: number[] = [];
+  for (const call of checkedCalls(records, theta, profile))
+    if (call.cover === undefined) out.push(call.index);
+  return out;
+}
