@@ -15,6 +15,7 @@ import {
   type SegmentPlan,
 } from "../../sdk/core/segments.js";
 import { WitnessError, type Checkpoint } from "../witness.js";
+import { limitsChain, limitsCarryVector, type LimitsRow } from "../../sdk/core/segment-repeats.js";
 import {
   aap2Scope,
   aap2UncoveredCalls,
@@ -27,11 +28,7 @@ import {
  * commitment at each boundary (0 for none) and the circuit inputs that open it at the start of a segment.
  */
 interface PredicateCarrier {
-  carry(
-    encoded: readonly EncodedRecord[],
-    boundaries: readonly number[],
-    events: number,
-  ): {
+  carry(session: CarrierSession): {
     states: bigint[];
     inputs: CircuitInput[];
   };
@@ -44,9 +41,24 @@ interface PredicateCarrier {
   ): CircuitInput[];
 }
 
+/** What a carrier reads: the encoded session, where the segments end, and the claim's values. */
+interface CarrierSession {
+  encoded: readonly EncodedRecord[];
+  /** 0, then each segment's end (the last is n). */
+  boundaries: readonly number[];
+  /** Records per segment. */
+  size: number;
+  /** Event slots of the segment circuit (AAP-2, AAP-4). */
+  events: number;
+  /** θ's circuit inputs (predicate.circuitInputs). */
+  thetaInputs: CircuitInput;
+  finalRoot: bigint;
+  repeatLabels?: { count: bigint[]; last: bigint[] };
+}
+
 /** AAP-3 judges each call on its own: nothing is carried. */
 const stateless: PredicateCarrier = {
-  carry: (_encoded, boundaries) => ({ states: boundaries.map(() => 0n), inputs: boundaries.map(() => ({})) }),
+  carry: ({ boundaries }) => ({ states: boundaries.map(() => 0n), inputs: boundaries.map(() => ({})) }),
 };
 
 /**
@@ -56,7 +68,7 @@ const stateless: PredicateCarrier = {
 function eventLog(namespace: string): PredicateCarrier {
   const ns = stringToField(namespace);
   return {
-    carry(encoded, boundaries, events) {
+    carry({ encoded, boundaries, events }) {
       const states: bigint[] = [];
       const inputs: CircuitInput[] = [];
       const value = Array<bigint>(events).fill(0n);
@@ -119,11 +131,65 @@ function scopeHints(
   });
 }
 
+/**
+ * AAP-5's running count and sum and its repeat argument over the session (sdk/core/segment-repeats.ts): the
+ * carried state at each boundary, and each segment's labels and certificate weights.
+ */
+const limitsCarrier: PredicateCarrier = {
+  carry({ encoded, boundaries, size, thetaInputs, finalRoot, repeatLabels }) {
+    const counted = new Set((thetaInputs.countedTools as string[]).filter((t) => t !== "0"));
+    const summed = new Set((thetaInputs.summedTools as string[]).filter((t) => t !== "0"));
+    const m = boundaries.length - 1;
+    const rows: LimitsRow[] = Array.from({ length: m * size }, (_, i) => {
+      const slots = encoded[i]?.slots;
+      const live = slots !== undefined && slots[SLOT.kind] === KIND.call;
+      if (!live)
+        return {
+          live: false,
+          tool: slots?.[SLOT.tool] ?? 0n,
+          args: slots?.[SLOT.args] ?? 0n,
+          counted: false,
+          amount: 0n,
+        };
+      const tool = slots[SLOT.tool]!;
+      const aux = slots[SLOT.aux]!;
+      return {
+        live,
+        tool,
+        args: slots[SLOT.args]!,
+        counted: counted.has(String(tool)),
+        amount: summed.has(String(tool)) && aux !== 0n ? aux - 1n : 0n,
+      };
+    });
+    const chain = limitsChain(rows, size, finalRoot, repeatLabels);
+    return {
+      states: chain.carries.map((c) => hashVector(limitsCarryVector(c))),
+      inputs: chain.carries.slice(0, m + 1).map((c, j) => ({
+        runCount: String(c.count),
+        runSum: String(c.sum),
+        packChain: String(c.packChain),
+        weightChain: String(c.weightChain),
+        labelled: String(c.labelled),
+        steps: String(c.steps),
+        roots: String(c.roots),
+        fractions: String(c.fractions),
+        firsts: String(c.firsts),
+        repeatBeta: String(c.beta),
+        repeatZeta: String(c.zeta),
+        repeatCount: chain.count.slice(j * size, (j + 1) * size).map(String),
+        repeatLast: chain.last.slice(j * size, (j + 1) * size).map(String),
+        repeatWeight: chain.weight.slice(j * size, (j + 1) * size).map(String),
+      })),
+    };
+  },
+};
+
 /** The predicates whose segment circuits exist (circuits/segments/), and what each carries. */
 const CARRIERS: Record<string, PredicateCarrier> = {
   "AAP-2": { ...eventLog("scope"), hints: scopeHints },
   "AAP-3": stateless,
   "AAP-4": eventLog("recipient"),
+  "AAP-5": limitsCarrier,
 };
 export const SEGMENTED_PREDICATES: readonly string[] = Object.keys(CARRIERS);
 
@@ -141,6 +207,11 @@ export interface SegmentInputSpec<Theta> {
   entrySlots: number;
   /** Event slots of the whole session (AAP-2, AAP-4): the segment circuit's `events`. */
   events?: number;
+  /**
+   * AAP-5: repeat labels to certify instead of the honest ones, one per row of the chain's m·S rows. Only
+   * tests of forged labels pass them: the circuit refuses any but the honest ones.
+   */
+  repeatLabels?: { count: bigint[]; last: bigint[] };
 }
 
 export interface SegmentInputs {
@@ -183,7 +254,15 @@ export function segmentInputs<Theta>(spec: SegmentInputSpec<Theta>): SegmentInpu
   const boundaries = [0];
   for (let from = 0; from < records.length; from += size)
     boundaries.push(Math.min(from + size, records.length));
-  const carried = carrier.carry(encoded, boundaries, spec.events ?? 0);
+  const carried = carrier.carry({
+    encoded,
+    boundaries,
+    size,
+    events: spec.events ?? 0,
+    thetaInputs: predicate.circuitInputs(theta),
+    finalRoot,
+    repeatLabels: spec.repeatLabels,
+  });
   const hints = carrier.hints?.(records, theta, profile, boundaries);
   const plans = planSegments({
     depth: spec.depth,

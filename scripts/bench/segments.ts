@@ -43,15 +43,21 @@ const { values } = parseArgs({
 const sizes = values.records.split(",").map(Number);
 const workerCounts = values.workers.split(",").map(Number);
 const predicate = values.predicate;
-if (predicate !== "AAP-2" && predicate !== "AAP-3" && predicate !== "AAP-4")
-  throw new Error("--predicate must be AAP-2, AAP-3 or AAP-4 (the predicates with a segment circuit)");
+if (!["AAP-2", "AAP-3", "AAP-4", "AAP-5"].includes(predicate))
+  throw new Error("--predicate must be AAP-2, AAP-3, AAP-4 or AAP-5 (the predicates with a segment circuit)");
 if (values.violate !== "none" && values.violate !== "last") throw new Error("--violate must be none or last");
 const gasPrice = Number(values["gas-price-gwei"]);
 
 // The predicates' bench traces: AAP-2 reads under /data; AAP-3 payments to listed merchants; AAP-4 emails to
-// the allowlist.
+// the allowlist; AAP-5 lookups of 97 queries over and over, and a payment of 1 every tenth record, under a
+// sum and a repeat limit of a million.
 const PAY_PROFILE = { version: 1, tools: { pay: { target: "to", amount: { key: "wei", decimals: 0 } } } };
-const setups = {
+interface BenchSetup {
+  theta: unknown;
+  profile: unknown;
+  record(i: number, bad: boolean): { kind: "call"; tool: string; args: Record<string, string> };
+}
+const SETUPS: Record<string, BenchSetup> = {
   "AAP-2": {
     theta: { scopedTools: ["read_file"], allowPrefixes: ["/data"] },
     profile: { version: 1, tools: { read_file: { path: "path" } } },
@@ -60,6 +66,18 @@ const setups = {
       tool: "read_file",
       args: { path: bad ? "/etc/passwd" : `/data/run/${i % 97}.json` },
     }),
+  },
+  "AAP-5": {
+    theta: { countedTools: ["pay"], summedTools: ["pay"], maxSum: "1000000", maxRepeat: "1000000" },
+    profile: {
+      version: 1,
+      tools: { pay: { target: "to", amount: { key: "wei", decimals: 0 } }, lookup: {} },
+    },
+    record: (i: number, bad: boolean) => {
+      const args: Record<string, string> =
+        i % 10 === 9 ? { to: "m", wei: bad ? "2000000" : "1" } : { q: `q${i % 97}` };
+      return { kind: "call" as const, tool: i % 10 === 9 ? "pay" : "lookup", args };
+    },
   },
   "AAP-3": {
     theta: { payTools: ["pay"], merchants: ["shop", "m"], cap: "1000000" },
@@ -82,7 +100,8 @@ const setups = {
       },
     }),
   },
-}[predicate];
+};
+const setups = SETUPS[predicate]!;
 
 const results: Record<string, unknown>[] = [];
 for (const n of sizes) {

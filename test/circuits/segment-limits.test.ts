@@ -1,0 +1,170 @@
+// The AAP-5 segment circuit (circuits/segments/aap5_limits.circom) at 8 records a segment: the running count
+// and sum and the repeat argument carried across boundaries decide the session as the oracle does, with
+// repeats of one key spread over segments; and the repeat labels, weights and challenges are attacked as a
+// dishonest prover would: labels relabelled with the challenges recomputed for them, challenges chosen
+// freely, and carried values rehashed at a boundary.
+import { beforeAll, describe, expect, it } from "vitest";
+import { SEGMENT_PUBLIC_INPUTS } from "../../sdk/core/claim.js";
+import { aap5Limits, type Aap5Theta } from "../../sdk/core/predicates/aap5/definition.js";
+import type { TraceRecord } from "../../sdk/core/records.js";
+import type { EncodingProfile } from "../../sdk/core/profile.js";
+import { checkpointSlots } from "../../sdk/core/checkpoints.js";
+import { segmentInputs } from "../../prover/segments/witness.js";
+import { compileTestCircuit, type TestCircuit } from "../helpers/circuit.js";
+
+const DEPTH = 3;
+const SLOTS = checkpointSlots(2 ** DEPTH);
+const profile = {
+  version: 1,
+  tools: {
+    pay: { target: "to", amount: { key: "amount", decimals: 0 } },
+    send: { target: "to" },
+    lookup: {},
+  },
+} as EncodingProfile;
+const THETA: Aap5Theta = {
+  countedTools: ["send"],
+  maxCount: "3",
+  summedTools: ["pay"],
+  maxSum: "1000",
+  maxRepeat: "2",
+};
+
+/** n lookups of distinct queries, with the calls given at their positions. */
+function trace(n: number, at: Record<number, { tool: string; args: Record<string, string> }> = {}) {
+  return Array.from({ length: n }, (_, seq): TraceRecord => {
+    const r = at[seq] ?? { tool: "lookup", args: { q: `q${seq}` } };
+    return { kind: "call", seq, ts: seq, ...r };
+  });
+}
+const lookupX = { tool: "lookup", args: { q: "x" } };
+const send = (to: string) => ({ tool: "send", args: { to } });
+const pay = (amount: string) => ({ tool: "pay", args: { to: "m", amount } });
+
+const spec = (records: TraceRecord[], theta: Aap5Theta = THETA) => ({
+  records,
+  profile,
+  sessionSecret: 11n,
+  checkpoints: [],
+  predicate: aap5Limits,
+  theta: aap5Limits.parseTheta(theta),
+  context: 5n,
+  depth: DEPTH,
+  entrySlots: SLOTS,
+});
+const inputs = (records: TraceRecord[], theta: Aap5Theta = THETA) => segmentInputs(spec(records, theta));
+
+/** The segment chain at 8 records, AAP-5's flags and totals, and the repeat argument split over segments. */
+const COST = 22412;
+
+let c: TestCircuit;
+beforeAll(async () => {
+  c = await compileTestCircuit("aap5-segment-8", {
+    template: "Aap5LimitsSegment",
+    args: [DEPTH, SLOTS, aap5Limits.caps.countedTools!, aap5Limits.caps.summedTools!],
+    includes: ["circuits/segments/aap5_limits.circom"],
+    publicSignals: [...SEGMENT_PUBLIC_INPUTS],
+  });
+});
+const ok = async (input: Record<string, unknown>) => {
+  try {
+    return c.firstUnsatisfied(await c.witness(input)) === -1;
+  } catch {
+    return false;
+  }
+};
+
+describe("AAP-5 segments: totals and repeats cross boundaries", () => {
+  it(`costs exactly ${COST} constraints at 8 records a segment`, () => {
+    expect(c.constraints).toBe(COST);
+  });
+
+  const cases: [string, TraceRecord[], boolean][] = [
+    ["distinct lookups only", trace(20), false],
+    ["one query twice, in segments 0 and 2 (the limit is 2)", trace(20, { 1: lookupX, 18: lookupX }), false],
+    ["one query three times across three segments", trace(20, { 1: lookupX, 9: lookupX, 17: lookupX }), true],
+    [
+      "a fourth send in the last segment",
+      trace(20, { 2: send("a"), 6: send("b"), 12: send("c"), 19: send("d") }),
+      true,
+    ],
+    [
+      "three sends over two segments, within the count",
+      trace(20, { 2: send("a"), 6: send("b"), 12: send("c") }),
+      false,
+    ],
+    ["payments passing 1000 in the last segment", trace(20, { 3: pay("600"), 18: pay("401") }), true],
+    ["payments of exactly 1000", trace(20, { 3: pay("600"), 18: pay("400") }), false],
+    ["a payment with no amount", trace(20, { 10: { tool: "pay", args: { to: "m" } } }), true],
+  ];
+  for (const [what, records, violated] of cases) {
+    it(`${what}: ${violated ? "violated" : "satisfied"}, as the oracle says`, async () => {
+      const { inputs: all, plans, verdict } = inputs(records);
+      expect(verdict.violated).toBe(violated);
+      expect(plans.at(-1)!.stateOut).toBe(violated ? 2n : 1n);
+      for (const input of all) expect(await ok(input)).toBe(true);
+      const lie = { ...all.at(-1)!, stateOut: violated ? "1" : "2" };
+      expect(await ok(lie)).toBe(false);
+    });
+  }
+
+  it("relabelled repeats are refused, with every challenge, weight and state recomputed for the lie", async () => {
+    // "x" at rows 1, 9 and 17 (one per segment) hits the bound 3 at row 17. A dishonest prover relabels that
+    // row so that nothing hits, and certifies the lie as the honest prover would: the pack chain, beta, the
+    // weights, zeta and every carried state follow the forged labels (segmentInputs' repeatLabels).
+    const records = trace(20, { 1: lookupX, 9: lookupX, 17: lookupX });
+    const honest = inputs(records);
+    expect((honest.inputs[2]!.repeatCount as string[])[1]).toBe("3");
+    const labels = (count17: bigint, lastAt: number) => {
+      const count = Array.from({ length: 24 }, (_, i) =>
+        i === 1 ? 1n : i === 9 ? 2n : i === 17 ? count17 : 1n,
+      );
+      const last = Array.from({ length: 24 }, (_, i) =>
+        (i < 20 && i !== 1 && i !== 9 && i !== 17) || i === lastAt ? 1n : 0n,
+      );
+      return { count, last };
+    };
+    // Labelled 1: two first occurrences of one key have no distinctness certificate at all.
+    expect(() => segmentInputs({ ...spec(records), repeatLabels: labels(1n, 17) })).toThrow(
+      /no partial-fraction/,
+    );
+    // Labelled 2 (twice (x, 2), last at 17), or 4 (a gap at 3): certified, chained, and the chain breaks at
+    // its last segment, whose multiset identity fails; the segments before it pass.
+    for (const forged of [labels(2n, 17), labels(4n, 17)]) {
+      const { inputs: lie } = segmentInputs({ ...spec(records), repeatLabels: forged });
+      expect(await ok(lie[0]!)).toBe(true);
+      expect(await ok(lie[1]!)).toBe(true);
+      // Satisfied is what the lie is for; violated does not hold either (no row reaches the bound).
+      expect(await ok({ ...lie[2]!, stateOut: "1" })).toBe(false);
+      expect(await ok({ ...lie[2]!, stateOut: "2" })).toBe(false);
+    }
+  });
+
+  it("challenges chosen by the prover, not derived from the chain, are refused at the last segment", async () => {
+    const { inputs: all } = inputs(trace(20, { 1: lookupX, 18: lookupX }));
+    const last = all[2]!;
+    for (const key of ["repeatBeta", "repeatZeta"] as const)
+      expect(await ok({ ...last, [key]: String(BigInt(last[key] as string) + 1n) })).toBe(false);
+    // Carried running values changed without rehashing no longer open stateIn.
+    for (const key of [
+      "runCount",
+      "runSum",
+      "labelled",
+      "steps",
+      "roots",
+      "fractions",
+      "firsts",
+      "packChain",
+      "weightChain",
+    ])
+      expect(await ok({ ...last, [key]: String(BigInt(last[key] as string) + 1n) }), key).toBe(false);
+  });
+
+  it("the first segment starts from the empty state: a prover cannot start the count or the sum elsewhere", async () => {
+    const { inputs: all } = inputs(trace(20, { 2: send("a"), 6: send("b"), 12: send("c"), 19: send("d") }));
+    const first = all[0]!;
+    expect(await ok({ ...first, runCount: "0" })).toBe(true);
+    expect(await ok({ ...first, runCount: String(-1n) })).toBe(false);
+    expect(await ok({ ...first, runSum: "5" })).toBe(false);
+  });
+});
