@@ -197,11 +197,11 @@ export const PROPERTY_TIMEOUT_MS = 900_000;
 
 /**
  * How wide the random property tests run. `npm run test:full` (ZKVAI_FULL=1) draws 300 fresh cases each; `npm
- * test` draws 50 from a fixed seed, so its coverage thresholds (`atLeast`) hold deterministically and the
+ * test` draws 30 from a fixed seed, so its coverage thresholds (`atLeast`) hold deterministically and the
  * suite stays within its time budget.
  */
 const WIDE = process.env.ZKVAI_FULL === "1";
-export const PROPERTY_RUNS = WIDE ? 300 : 50;
+export const PROPERTY_RUNS = WIDE ? 300 : 30;
 export const propertyParams = (): { numRuns: number; seed?: number } =>
   WIDE ? { numRuns: PROPERTY_RUNS } : { numRuns: PROPERTY_RUNS, seed: 20_261_201 };
 /** A coverage threshold written for 300 runs, scaled to the runs this suite makes. */
