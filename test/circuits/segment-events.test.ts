@@ -8,7 +8,7 @@ import type { TraceRecord } from "../../sdk/core/records.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { segmentInputs } from "../../prover/segments/witness.js";
-import { compileTestCircuit, type TestCircuit } from "../helpers/circuit.js";
+import { compileTestCircuit, forge, signalValue, type TestCircuit } from "../helpers/circuit.js";
 
 const DEPTH = 3;
 const SLOTS = checkpointSlots(2 ** DEPTH);
@@ -42,6 +42,9 @@ const inputs = (records: TraceRecord[]) =>
     entrySlots: SLOTS,
     events: EVENTS,
   });
+
+/** EventLogFrom(4, 3) alone. */
+const EVENT_LOG_FROM_COST = 62;
 
 /** The AAP-3 segment's chain at 8 records, plus AAP-4's per-record checks and the carried event log. */
 const COST = 21061;
@@ -123,5 +126,60 @@ describe("AAP-4 segments: the recipient log crosses boundaries", () => {
       11: { kind: "grant" },
     });
     expect(() => inputs(many)).toThrow(/more than 4 recipient grants and revokes/);
+  });
+});
+
+describe("EventLogFrom, alone (4 rows, 3 slots)", () => {
+  let g: TestCircuit;
+  beforeAll(async () => {
+    g = await compileTestCircuit("eventlogfrom-4-3", {
+      template: "EventLogFrom",
+      args: [4, 3],
+      includes: ["circuits/gadgets/segment_events.circom"],
+    });
+  });
+  // One event carried (a grant of 7), then this segment: a revoke of 7 at row 1, a grant of 9 at row 3.
+  const base = {
+    countIn: "1",
+    valueIn: ["7", "0", "0"],
+    grantedIn: ["1", "0", "0"],
+    change: ["0", "1", "0", "1"],
+    event: ["0", "7", "0", "9"],
+    grant: ["0", "0", "0", "1"],
+  };
+  const holds = async (input: Record<string, unknown>) => {
+    try {
+      return g.firstUnsatisfied(await g.witness(input)) === -1;
+    } catch {
+      return false;
+    }
+  };
+
+  it(`costs exactly ${EVENT_LOG_FROM_COST} constraints`, () => {
+    expect(g.constraints).toBe(EVENT_LOG_FROM_COST);
+  });
+
+  it("continues the carried log in record order, and counts the session's events before each row", async () => {
+    const w = await g.witness(base);
+    expect([0, 1, 2].map((k) => signalValue(g, w, `value[${k}]`))).toEqual([7n, 7n, 9n]);
+    expect([0, 1, 2].map((k) => signalValue(g, w, `granted[${k}]`))).toEqual([1n, 0n, 1n]);
+    expect([0, 1, 2, 3].map((i) => signalValue(g, w, `count[${i}]`))).toEqual([1n, 1n, 2n, 2n]);
+    expect(signalValue(g, w, "countOut")).toBe(3n);
+    // Row 2 sees the carried grant and the revoke at row 1; row 1 only the carried grant.
+    expect([0, 1, 2].map((k) => signalValue(g, w, `before[2][${k}]`))).toEqual([1n, 1n, 0n]);
+    expect([0, 1, 2].map((k) => signalValue(g, w, `before[1][${k}]`))).toEqual([1n, 0n, 0n]);
+  });
+
+  it("refuses a value or grant past the carried count, an event with no slot left, and forged outputs", async () => {
+    expect(await holds({ ...base, valueIn: ["7", "5", "0"] })).toBe(false);
+    expect(await holds({ ...base, grantedIn: ["1", "0", "1"] })).toBe(false);
+    // Three events this segment on top of the carried one: the fourth has no slot.
+    expect(await holds({ ...base, change: ["1", "1", "0", "1"], event: ["4", "7", "0", "9"] })).toBe(false);
+    const w = await g.witness(base);
+    for (const name of ["value[1]", "granted[2]", "countOut", "before[2][1]"])
+      expect(
+        g.firstUnsatisfied(forge(g, w, name, signalValue(g, w, name) + 1n)),
+        name,
+      ).toBeGreaterThanOrEqual(0);
   });
 });
