@@ -1,6 +1,7 @@
 // The AAP-4 segment circuit (circuits/segments/aap4_recipients.circom) at 8 records a segment and 4
 // event slots: the recipient event log carried across segment boundaries (EventLogFrom) decides
-// calls in later segments exactly as the oracle does, and a log forged at a boundary is refused.
+// calls in later segments exactly as the oracle does, and a log forged at a boundary is refused; and
+// EventLogFrom alone, at its exact cost, with forged carried slots, a full log and forged outputs.
 import { SEGMENT_PUBLIC_INPUTS } from "../../sdk/core/claim.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { findPredicate } from "../../sdk/core/predicates/index.js";
