@@ -22,7 +22,7 @@ function SESSION_COUNT_BITS() { return 4 * segmentTreeHeight(); }
 
 // One segment's share. The carried values, in: packChain, weightChain (hash chains, 0 at the start),
 // labelled = ∏ (zeta − entry) over live rows, steps = ∏ (zeta − (entry − beta²)) over live rows with
-// count ≥ 2 times ∏ (zeta − entry) over last rows, roots = ∏ (zeta − key) over rows labelled 1 and
+// count ≥ 2 times ∏ (zeta − entry) over last rows, roots = ∏ (zeta − key) over live rows labelled 1 and
 // fractions = Σ weight/(zeta − key) over them, firsts = their number (1, 1, 1, 0, 0 at the start).
 // Assumes live[] boolean and beta, zeta the carried challenges.
 template RepeatHitsFrom(N) {

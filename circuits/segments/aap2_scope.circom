@@ -105,6 +105,9 @@ template Aap2ScopeSegment(Ds, K, T, P, E) {
     eventLog.change <== events.change;
     eventLog.event <== events.event;
     eventLog.grant <== events.grant;
+    // predicateInit below is predicateIn itself, so SegmentState's first-segment check is empty here: the
+    // first segment's log is empty by `isFirst * eventCount === 0` and EventLogFrom, which keeps every slot at
+    // or past the count empty.
     signal predicateIn <== EventLogState(E)(eventCount, eventValue, eventGranted);
     signal predicateOut <== EventLogState(E)(eventLog.countOut, eventLog.value, eventLog.granted);
 

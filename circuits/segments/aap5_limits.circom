@@ -121,7 +121,7 @@ template Aap5LimitsSegment(Ds, K, C, M) {
         missing += record[i].missing;
     }
     // The running totals after this segment. The first segment starts from 0; later ones from the carried
-    // values, each a sum of the session's earlier terms: count < 2^24, sum < 2^(64 + 24).
+    // values, each a sum of the session's earlier terms: count <= 2^24, sum < 2^(64 + 24).
     trace.isFirst * runCount === 0;
     trace.isFirst * runSum === 0;
     signal countOut <== count;

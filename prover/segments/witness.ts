@@ -38,6 +38,7 @@ interface PredicateCarrier {
     theta: unknown,
     profile: EncodingProfile,
     boundaries: readonly number[],
+    size: number,
   ): CircuitInput[];
 }
 
@@ -110,6 +111,7 @@ function scopeHints(
   theta: unknown,
   profile: EncodingProfile,
   boundaries: readonly number[],
+  size: number,
 ): CircuitInput[] {
   const t = theta as Aap2Theta;
   const all = aap2Scope.recordInputs!(records, t, profile, records.length) as {
@@ -117,7 +119,6 @@ function scopeHints(
     cover: string[];
   };
   const uncovered = aap2UncoveredCalls(records, t, profile);
-  const size = boundaries.length > 1 ? boundaries[1]! - boundaries[0]! : 0;
   const zero = Array<string>(PATH_WITNESS_WIDTH).fill("0");
   return boundaries.slice(1).map((to, j) => {
     const from = boundaries[j]!;
@@ -263,7 +264,7 @@ export function segmentInputs<Theta>(spec: SegmentInputSpec<Theta>): SegmentInpu
     finalRoot,
     repeatLabels: spec.repeatLabels,
   });
-  const hints = carrier.hints?.(records, theta, profile, boundaries);
+  const hints = carrier.hints?.(records, theta, profile, boundaries, size);
   const plans = planSegments({
     depth: spec.depth,
     leaves,

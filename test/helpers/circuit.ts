@@ -190,6 +190,18 @@ export async function witnessFails(circuit: TestCircuit, input: Record<string, u
 }
 
 /**
+ * Whether the circuit accepts the input: a witness exists (no failed assert while computing it) and satisfies
+ * every constraint of the circuit's own r1cs.
+ */
+export async function accepts(circuit: TestCircuit, input: Record<string, unknown>): Promise<boolean> {
+  try {
+    return circuit.firstUnsatisfied(await circuit.witness(input)) === -1;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The time a wide property test (hundreds of witnesses) may take. Their cost is the work, not a wait, so the
  * limit only has to catch a hang: generous enough that a loaded 2-core machine never trips it.
  */
