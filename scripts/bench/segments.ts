@@ -188,6 +188,8 @@ for (const n of sizes) {
   const queueOverhead = Number(values["queue-overhead-ms"]) / 1000;
   const projected10 = rounds * (slowest + queueOverhead) + cutSeconds + sendSeconds;
   results.push({
+    // Each result keeps the machine it ran on, its load included: runs of one file span sessions.
+    machine: benchMachine(),
     predicate,
     records: n,
     violated: settled.violated,
@@ -220,7 +222,12 @@ for (const n of sizes) {
 }
 
 mkdirSync(path.dirname(values.out), { recursive: true });
-const previous = existsSync(values.out) ? (JSON.parse(readFileSync(values.out, "utf8")).results ?? []) : [];
+const before = existsSync(values.out) ? JSON.parse(readFileSync(values.out, "utf8")) : {};
+// Results from before each kept its machine carry the file's one.
+const previous = ((before.results ?? []) as Record<string, unknown>[]).map((r) => ({
+  machine: before.machine,
+  ...r,
+}));
 writeFileSync(
   values.out,
   JSON.stringify(
