@@ -68,7 +68,13 @@ const SETUPS: Record<string, BenchSetup> = {
     }),
   },
   "AAP-5": {
-    theta: { countedTools: ["pay"], summedTools: ["pay"], maxSum: "1000000", maxRepeat: "1000000" },
+    theta: {
+      countedTools: ["pay"],
+      maxCount: "1000000",
+      summedTools: ["pay"],
+      maxSum: "1000000",
+      maxRepeat: "1000000",
+    },
     profile: {
       version: 1,
       tools: { pay: { target: "to", amount: { key: "wei", decimals: 0 } }, lookup: {} },

@@ -2,7 +2,6 @@
 // event slots: the recipient event log carried across segment boundaries (EventLogFrom) decides
 // calls in later segments exactly as the oracle does, and a log forged at a boundary is refused; and
 // EventLogFrom alone, at its exact cost, with forged carried slots, a full log and forged outputs.
-import { SEGMENT_PUBLIC_INPUTS } from "../../sdk/core/claim.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { findPredicate } from "../../sdk/core/predicates/index.js";
 import type { TraceRecord } from "../../sdk/core/records.js";
@@ -10,6 +9,7 @@ import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { segmentInputs } from "../../prover/segments/witness.js";
 import { compileTestCircuit, forge, signalValue, type TestCircuit, accepts } from "../helpers/circuit.js";
+import { compileSegmentCircuit, oracleCases } from "../helpers/segment-circuits.js";
 
 const DEPTH = 3;
 const SLOTS = checkpointSlots(2 ** DEPTH);
@@ -52,12 +52,13 @@ const COST = 21061;
 
 let c: TestCircuit;
 beforeAll(async () => {
-  c = await compileTestCircuit("aap4-segment-8", {
-    template: "Aap4RecipientsSegment",
-    args: [DEPTH, SLOTS, aap4.caps.tools!, aap4.caps.allowlist!, EVENTS],
-    includes: ["circuits/segments/aap4_recipients.circom"],
-    publicSignals: [...SEGMENT_PUBLIC_INPUTS],
-  });
+  c = await compileSegmentCircuit("aap4-segment-8", "aap4_recipients.circom", "Aap4RecipientsSegment", [
+    DEPTH,
+    SLOTS,
+    aap4.caps.tools!,
+    aap4.caps.allowlist!,
+    EVENTS,
+  ]);
 });
 const ok = (input: Record<string, unknown>) => accepts(c, input);
 
@@ -84,16 +85,7 @@ describe("AAP-4 segments: the recipient log crosses boundaries", () => {
       false,
     ],
   ];
-  for (const [what, records, violated] of cases) {
-    it(`${what}: ${violated ? "violated" : "satisfied"}, as the oracle says`, async () => {
-      const { inputs: all, plans, verdict } = inputs(records);
-      expect(verdict.violated).toBe(violated);
-      expect(plans.at(-1)!.stateOut).toBe(violated ? 2n : 1n);
-      for (const input of all) expect(await ok(input)).toBe(true);
-      const lie = { ...all.at(-1)!, stateOut: violated ? "1" : "2" };
-      expect(await ok(lie)).toBe(false);
-    });
-  }
+  oracleCases(() => c, inputs, cases);
 
   it("refuses a carried log with the revoke dropped", async () => {
     const records = trace(20, { 1: { kind: "grant" }, 9: { kind: "revoke" }, 19: toBob });

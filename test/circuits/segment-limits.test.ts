@@ -4,13 +4,13 @@
 // dishonest prover would: labels relabelled with the challenges recomputed for them, challenges chosen
 // freely, and carried values rehashed at a boundary.
 import { beforeAll, describe, expect, it } from "vitest";
-import { SEGMENT_PUBLIC_INPUTS } from "../../sdk/core/claim.js";
 import { aap5Limits, type Aap5Theta } from "../../sdk/core/predicates/aap5/definition.js";
 import type { TraceRecord } from "../../sdk/core/records.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { segmentInputs } from "../../prover/segments/witness.js";
-import { compileTestCircuit, type TestCircuit, accepts } from "../helpers/circuit.js";
+import { type TestCircuit, accepts } from "../helpers/circuit.js";
+import { compileSegmentCircuit, oracleCases } from "../helpers/segment-circuits.js";
 
 const DEPTH = 3;
 const SLOTS = checkpointSlots(2 ** DEPTH);
@@ -59,12 +59,12 @@ const COST = 22412;
 
 let c: TestCircuit;
 beforeAll(async () => {
-  c = await compileTestCircuit("aap5-segment-8", {
-    template: "Aap5LimitsSegment",
-    args: [DEPTH, SLOTS, aap5Limits.caps.countedTools!, aap5Limits.caps.summedTools!],
-    includes: ["circuits/segments/aap5_limits.circom"],
-    publicSignals: [...SEGMENT_PUBLIC_INPUTS],
-  });
+  c = await compileSegmentCircuit("aap5-segment-8", "aap5_limits.circom", "Aap5LimitsSegment", [
+    DEPTH,
+    SLOTS,
+    aap5Limits.caps.countedTools!,
+    aap5Limits.caps.summedTools!,
+  ]);
 });
 const ok = (input: Record<string, unknown>) => accepts(c, input);
 
@@ -97,16 +97,7 @@ describe("AAP-5 segments: totals and repeats cross boundaries", () => {
       true,
     ],
   ];
-  for (const [what, records, violated] of cases) {
-    it(`${what}: ${violated ? "violated" : "satisfied"}, as the oracle says`, async () => {
-      const { inputs: all, plans, verdict } = inputs(records);
-      expect(verdict.violated).toBe(violated);
-      expect(plans.at(-1)!.stateOut).toBe(violated ? 2n : 1n);
-      for (const input of all) expect(await ok(input)).toBe(true);
-      const lie = { ...all.at(-1)!, stateOut: violated ? "1" : "2" };
-      expect(await ok(lie)).toBe(false);
-    });
-  }
+  oracleCases(() => c, inputs, cases);
 
   it("relabelled repeats are refused, with every challenge, weight and state recomputed for the lie", async () => {
     // "x" at rows 1, 9 and 17 (one per segment) hits the bound 3 at row 17. A dishonest prover relabels that

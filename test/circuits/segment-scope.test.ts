@@ -3,13 +3,13 @@
 // `named` flag is fixed by its rows (no cover for a violating call, no violation to name in a clean segment,
 // none past n), and a log forged at a boundary is refused.
 import { beforeAll, describe, expect, it } from "vitest";
-import { SEGMENT_PUBLIC_INPUTS } from "../../sdk/core/claim.js";
 import { aap2Scope } from "../../sdk/core/predicates/aap2/definition.js";
 import type { TraceRecord } from "../../sdk/core/records.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { segmentInputs } from "../../prover/segments/witness.js";
-import { compileTestCircuit, type TestCircuit, accepts } from "../helpers/circuit.js";
+import { type TestCircuit, accepts } from "../helpers/circuit.js";
+import { compileSegmentCircuit, oracleCases } from "../helpers/segment-circuits.js";
 
 const DEPTH = 3;
 const SLOTS = checkpointSlots(2 ** DEPTH);
@@ -52,12 +52,13 @@ const COST = 22917;
 
 let c: TestCircuit;
 beforeAll(async () => {
-  c = await compileTestCircuit("aap2-segment-8", {
-    template: "Aap2ScopeSegment",
-    args: [DEPTH, SLOTS, aap2Scope.caps.tools!, aap2Scope.caps.prefixes!, EVENTS],
-    includes: ["circuits/segments/aap2_scope.circom"],
-    publicSignals: [...SEGMENT_PUBLIC_INPUTS],
-  });
+  c = await compileSegmentCircuit("aap2-segment-8", "aap2_scope.circom", "Aap2ScopeSegment", [
+    DEPTH,
+    SLOTS,
+    aap2Scope.caps.tools!,
+    aap2Scope.caps.prefixes!,
+    EVENTS,
+  ]);
 });
 const ok = (input: Record<string, unknown>) => accepts(c, input);
 
@@ -84,16 +85,7 @@ describe("AAP-2 segments: the scope log crosses boundaries", () => {
       false,
     ],
   ];
-  for (const [what, records, violated] of cases) {
-    it(`${what}: ${violated ? "violated" : "satisfied"}, as the oracle says`, async () => {
-      const { inputs: all, plans, verdict } = inputs(records);
-      expect(verdict.violated).toBe(violated);
-      expect(plans.at(-1)!.stateOut).toBe(violated ? 2n : 1n);
-      for (const input of all) expect(await ok(input)).toBe(true);
-      const lie = { ...all.at(-1)!, stateOut: violated ? "1" : "2" };
-      expect(await ok(lie)).toBe(false);
-    });
-  }
+  oracleCases(() => c, inputs, cases);
 
   it("a violating segment cannot say it is clean: no cover of the call works", async () => {
     // Segment 2 reads /tmp/x/y (row 3 of it) after the grant was revoked in segment 1.
