@@ -9,7 +9,7 @@ import type { TraceRecord } from "../../sdk/core/records.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { segmentInputs } from "../../prover/segments/witness.js";
-import { type TestCircuit, accepts } from "../helpers/circuit.js";
+import { type TestCircuit, accepts, forge, signalValue, signalsMatching } from "../helpers/circuit.js";
 import { compileSegmentCircuit, oracleCases } from "../helpers/segment-circuits.js";
 
 const DEPTH = 3;
@@ -130,6 +130,35 @@ describe("AAP-5 segments: totals and repeats cross boundaries", () => {
       expect(await ok({ ...lie[2]!, stateOut: "2" })).toBe(false);
     }
   });
+
+  it("rows past n cannot carry a violation: dressed as a third repeat, no verdict has a witness", async () => {
+    // n = 5 with "x" twice (the limit): rows 5..7 are past n. A dishonest prover fills them with "x" calls
+    // labelled as its third occurrence, the bound, to claim a violation. Refused twice over: rows past n must
+    // be zero (SegmentTrace), and the labels feed the pack chain that beta must hash; honest, the segment passes.
+    const { inputs: all } = inputs(trace(5, { 0: lookupX, 4: lookupX }));
+    const seg = all[0]!;
+    const slots = [...(seg.slots as string[][])];
+    const counts = [...(seg.repeatCount as string[])];
+    for (const row of [5, 6, 7]) {
+      slots[row] = (seg.slots as string[][])[4]!;
+      counts[row] = "3";
+    }
+    expect(await ok({ ...seg, slots, repeatCount: counts, stateOut: "2" })).toBe(false);
+    expect(await ok({ ...seg, slots, repeatCount: counts, stateOut: "1" })).toBe(false);
+    expect(await ok(seg)).toBe(true);
+  });
+
+  it("the certificate's inverse hint (<--) has no other value: forged on any row, a constraint breaks", () =>
+    (async () => {
+      const { inputs: all } = inputs(trace(20, { 1: lookupX, 18: lookupX }));
+      const w = await c.witness(all[0]!);
+      const invs = signalsMatching(c, /^repeats\.inv\[\d+\]$/);
+      expect(invs).toHaveLength(8);
+      for (const name of invs) {
+        const forged = forge(c, w, name, signalValue(c, w, name) + 1n);
+        expect(c.firstUnsatisfied(forged), name).toBeGreaterThanOrEqual(0);
+      }
+    })());
 
   it("challenges chosen by the prover, not derived from the chain, are refused at the last segment", async () => {
     const { inputs: all } = inputs(trace(20, { 1: lookupX, 18: lookupX }));
