@@ -15,7 +15,7 @@ const FULL_ONLY = [
   "test/integration/provider-runtime.test.ts",
   "test/full/segment-attacks.test.ts",
   // The predicates' carried state (AAP-2's scope log and named violations, AAP-4's recipient log, AAP-5's
-  // totals and its repeat argument across segments, attacked with forged labels) on their
+  // totals and its repeat argument, AAP-1's authorization chains, attacked with forged labels) on their
   // own compiled segment circuits, and the violated chain through the local pool. npm test keeps the chain's
   // attacks on the compiled AAP-3 segment (test/circuits/segment.test.ts), the escrow's
   // (test/contracts/segments.test.ts), the queue-backed watcher's settlement with its vai verify
@@ -23,6 +23,7 @@ const FULL_ONLY = [
   "test/circuits/segment-events.test.ts",
   "test/circuits/segment-scope.test.ts",
   "test/circuits/segment-limits.test.ts",
+  "test/circuits/segment-authorization.test.ts",
   "test/e2e/segments.test.ts",
 ];
 

@@ -4,14 +4,15 @@ include "circomlib/circuits/bitify.circom";
 include "circomlib/circuits/comparators.circom";
 include "hash.circom";
 include "multiset.circom";
+include "segment_argument.circom";
 include "segment.circom";
 
 // RepeatHits (repeats.circom) over a session cut into segments. The labels are the session's: count[i] is
 // row i's occurrence number within its (tool, args) key over the whole session, last[i] marks the session's
 // last occurrence. The two identities of RepeatHits hold over the whole session, so each segment multiplies
-// its rows into running products and sums it carries (RepeatCarry below), and the last segment checks them
-// (RepeatClose). The challenges are global too: the prover picks beta and zeta in segment 0, every segment
-// uses the carried values, and the last one requires
+// its rows into running products and sums it carries, and the last segment checks them
+// (SessionArgumentClose in segment_argument.circom). The challenges are global too: the prover picks beta
+// and zeta in segment 0, every segment uses the carried values, and the last one requires
 //     beta = HashVector(finalRoot, packChain),  zeta = HashVector(beta, weightChain),
 // where packChain and weightChain are hash chains over every segment's packed labels and certificate
 // weights, in segment order. So every value a test reads was fixed before the challenge that tests it,
@@ -61,7 +62,6 @@ template RepeatHitsFrom(N) {
     signal first[N];
     var packs[PACKS];
     for (var k = 0; k < PACKS; k++) packs[k] = 0;
-    var firsts = 0;
     for (var i = 0; i < N; i++) {
         countBits[i] = Num2Bits(B);
         countBits[i].in <== count[i] - 1;
@@ -69,7 +69,6 @@ template RepeatHitsFrom(N) {
         isFirst[i] = IsZero();
         isFirst[i].in <== count[i] - 1;
         first[i] <== live[i] * isFirst[i].out;
-        firsts += first[i];
         packs[i \ PER] += (count[i] - 1 + (1 << B) * last[i]) * (2 ** ((B + 1) * (i % PER)));
     }
     component packLink = HashVector(1 + PACKS);
@@ -101,21 +100,17 @@ template RepeatHitsFrom(N) {
     }
     stepsOut <== stepsIn * steps.out;
 
-    // DistinctRoots' two sides, continued: inv[i] = 1/(zeta − key[i]) on first rows, pinned to 0 elsewhere.
-    signal inv[N];
-    signal term[N];
-    var fractions = 0;
-    for (var i = 0; i < N; i++) {
-        inv[i] <-- first[i] != 0 ? 1 / (zeta - key[i]) : 0;
-        inv[i] * (zeta - key[i]) === first[i];
-        inv[i] * (1 - first[i]) === 0;
-        term[i] <== weight[i] * inv[i];
-        fractions += term[i];
-    }
-    signal roots <== SelectedProduct(N)(first, key, zeta);
-    rootsOut <== rootsIn * roots;
-    fractionsOut <== fractionsIn + fractions;
-    firstsOut <== firstsIn + firsts;
+    component distinct = DistinctRootsFrom(N);
+    distinct.first <== first;
+    distinct.key <== key;
+    distinct.weight <== weight;
+    distinct.zeta <== zeta;
+    distinct.rootsIn <== rootsIn;
+    distinct.fractionsIn <== fractionsIn;
+    distinct.firstsIn <== firstsIn;
+    rootsOut <== distinct.rootsOut;
+    fractionsOut <== distinct.fractionsOut;
+    firstsOut <== distinct.firstsOut;
 
     component atBound[N];
     for (var i = 0; i < N; i++) {
@@ -124,31 +119,3 @@ template RepeatHitsFrom(N) {
         hit[i] <== live[i] * atBound[i].out;
     }
 }
-
-// The last segment's checks, enforced where isLast = 1: the challenges are the hashes of everything they
-// test, the labelled multiset equals the steps-and-lasts one (so each key's labels are 1..m), and the
-// first occurrences have distinct keys (roots · fractions = 1, or no first occurrence at all: no live row
-// in the session). firsts ≤ 2^24 < r, so it is 0 only when none is counted.
-template RepeatClose() {
-    signal input isLast;
-    signal input finalRoot;
-    signal input beta;
-    signal input zeta;
-    signal input packChain;
-    signal input weightChain;
-    signal input labelled;
-    signal input steps;
-    signal input roots;
-    signal input fractions;
-    signal input firsts;
-
-    signal betaSeed <== HashVector(2)([finalRoot, packChain]);
-    isLast * (beta - betaSeed) === 0;
-    signal zetaSeed <== HashVector(2)([beta, weightChain]);
-    isLast * (zeta - zetaSeed) === 0;
-    isLast * (labelled - steps) === 0;
-    signal empty <== IsZero()(firsts);
-    signal certified <== roots * fractions;
-    isLast * (certified - 1 + empty) === 0;
-}
-

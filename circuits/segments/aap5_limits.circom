@@ -153,15 +153,15 @@ template Aap5LimitsSegment(Ds, K, C, M) {
     var hits = 0;
     for (var i = 0; i < S; i++) hits += repeats.hit[i];
 
-    component close = RepeatClose();
+    component close = SessionArgumentClose();
     close.isLast <== trace.isLast;
     close.finalRoot <== finalRoot;
     close.beta <== repeatBeta;
     close.zeta <== repeatZeta;
     close.packChain <== repeats.packChainOut;
     close.weightChain <== repeats.weightChainOut;
-    close.labelled <== repeats.labelledOut;
-    close.steps <== repeats.stepsOut;
+    close.left <== repeats.labelledOut;
+    close.right <== repeats.stepsOut;
     close.roots <== repeats.rootsOut;
     close.fractions <== repeats.fractionsOut;
     close.firsts <== repeats.firstsOut;

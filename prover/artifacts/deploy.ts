@@ -44,7 +44,10 @@ export async function deployZkVai(
 ): Promise<ZkVaiDeployment> {
   const manifest = loadManifest();
   const circuits = claimCircuits(manifest);
-  if (!circuits.length) throw new Error("the manifest lists no circuits; run `npm run setup`");
+  if (!circuits.length)
+    throw new Error(
+      "the manifest lists no whole-claim circuit (the escrow needs one; segment circuits alone do not deploy): run `npm run setup -- --group test`",
+    );
   const checkpointInterval = opts.checkpointInterval ?? CHECKPOINT_INTERVAL;
   // In-process test chains pass 0 to settle right after close; everything else waits for the user's receipt.
   const receiptWindow = opts.receiptWindow ?? DEFAULT_RECEIPT_WINDOW_S;

@@ -16,6 +16,8 @@ import {
 } from "../../sdk/core/segments.js";
 import { WitnessError, type Checkpoint } from "../witness.js";
 import { limitsChain, limitsCarryVector, type LimitsRow } from "../../sdk/core/segment-repeats.js";
+import { authorizationChain, authorizationCarryVector } from "../../sdk/core/segment-authorization.js";
+import type { ChainLabels } from "../../sdk/core/predicates/aap1/chains.js";
 import {
   aap2Scope,
   aap2UncoveredCalls,
@@ -55,6 +57,7 @@ interface CarrierSession {
   thetaInputs: CircuitInput;
   finalRoot: bigint;
   repeatLabels?: { count: bigint[]; last: bigint[] };
+  chainLabels?: ChainLabels;
 }
 
 /** AAP-3 judges each call on its own: nothing is carried. */
@@ -185,8 +188,54 @@ const limitsCarrier: PredicateCarrier = {
   },
 };
 
+/**
+ * AAP-1's authorization chains over the session (sdk/core/segment-authorization.ts): the carried state at
+ * each boundary, and each segment's chain labels and certificate weights.
+ */
+const authorizationCarrier: PredicateCarrier = {
+  carry({ encoded, boundaries, size, thetaInputs, finalRoot, chainLabels }) {
+    const m = boundaries.length - 1;
+    const zero = Array<bigint>(SLOT_COUNT).fill(0n);
+    const slots = Array.from({ length: m * size }, (_, i) => encoded[i]?.slots ?? zero);
+    const gatedTools = (thetaInputs.gatedTools as string[]).map(BigInt);
+    const accepted = (thetaInputs.authorities as string[]).map(BigInt);
+    const chain = authorizationChain(
+      slots,
+      encoded.length,
+      size,
+      finalRoot,
+      gatedTools,
+      accepted,
+      chainLabels,
+    );
+    const rows = (xs: readonly bigint[], j: number) => xs.slice(j * size, (j + 1) * size).map(String);
+    return {
+      states: chain.carries.map((c) => hashVector(authorizationCarryVector(c))),
+      inputs: chain.carries.map((c, j) => ({
+        packChain: String(c.packChain),
+        weightChain: String(c.weightChain),
+        states: String(c.states),
+        handOffs: String(c.handOffs),
+        roots: String(c.roots),
+        fractions: String(c.fractions),
+        firsts: String(c.firsts),
+        chainBeta: String(c.beta),
+        chainZeta: String(c.zeta),
+        chainRank: rows(chain.labels.rank, j),
+        chainLast: rows(chain.labels.last, j),
+        chainPred: rows(chain.labels.pred, j),
+        chainValidIn: rows(chain.labels.validIn, j),
+        chainUsedIn: rows(chain.labels.usedIn, j),
+        chainCoversIn: rows(chain.labels.coversIn, j),
+        chainWeight: rows(chain.weight, j),
+      })),
+    };
+  },
+};
+
 /** The predicates whose segment circuits exist (circuits/segments/), and what each carries. */
 const CARRIERS: Record<string, PredicateCarrier> = {
+  "AAP-1": authorizationCarrier,
   "AAP-2": { ...eventLog("scope"), hints: scopeHints },
   "AAP-3": stateless,
   "AAP-4": eventLog("recipient"),
@@ -213,6 +262,11 @@ export interface SegmentInputSpec<Theta> {
    * tests of forged labels pass them: the circuit refuses any but the honest ones.
    */
   repeatLabels?: { count: bigint[]; last: bigint[] };
+  /**
+   * AAP-1: chain labels to certify instead of the honest ones, one per row of the chain's m·S rows (tests of
+   * forged labels only, as repeatLabels).
+   */
+  chainLabels?: ChainLabels;
 }
 
 export interface SegmentInputs {
@@ -263,6 +317,7 @@ export function segmentInputs<Theta>(spec: SegmentInputSpec<Theta>): SegmentInpu
     thetaInputs: predicate.circuitInputs(theta),
     finalRoot,
     repeatLabels: spec.repeatLabels,
+    chainLabels: spec.chainLabels,
   });
   const hints = carrier.hints?.(records, theta, profile, boundaries, size);
   const plans = planSegments({

@@ -6,17 +6,19 @@
 // the measured segment times: ceil(segments / 10) rounds of the slowest segment, plus the measured
 // per-claim overhead (cutting the trace, sending and settling), plus the queue's overhead per round when
 // --queue-overhead-ms is given (measured by test/prover/segment-queue.test.ts's run). Appends to --out.
-// Needs the segment circuit of --segment-size records (default 1,024): `npx tsx scripts/setup.ts --only
-// aap3_seg1024` (or aap4_seg1024); deploy registers that size whatever else is built.
+// Needs the segment circuit of --segment-size records (default 1,024), `npx tsx scripts/setup.ts --only
+// aap3_seg1024` (or aap1_seg1024 … aap5_seg1024), and a whole-claim circuit for the escrow (`--group test`);
+// deploy registers that size whatever else is built.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { parseEther } from "viem";
+import { keccak256, parseEther, toBytes } from "viem";
 import { embeddedChain } from "../../sdk/dev/embedded.js";
 import { scopedSessionId } from "../../sdk/chain/escrow.js";
-import { Session } from "../../sdk/session.js";
+import { Session, type RecordBody } from "../../sdk/session.js";
+import { canonicalJson } from "../../sdk/core/canonical.js";
 import { TraceStore } from "../../sdk/store.js";
 import { registerPromise } from "../../sdk/promises.js";
 import { deployZkVai } from "../../prover/artifacts/deploy.js";
@@ -43,21 +45,39 @@ const { values } = parseArgs({
 const sizes = values.records.split(",").map(Number);
 const workerCounts = values.workers.split(",").map(Number);
 const predicate = values.predicate;
-if (!["AAP-2", "AAP-3", "AAP-4", "AAP-5"].includes(predicate))
-  throw new Error("--predicate must be AAP-2, AAP-3, AAP-4 or AAP-5 (the predicates with a segment circuit)");
+if (!["AAP-1", "AAP-2", "AAP-3", "AAP-4", "AAP-5"].includes(predicate))
+  throw new Error("--predicate must be one of AAP-1 to AAP-5 (each has a segment circuit)");
 if (values.violate !== "none" && values.violate !== "last") throw new Error("--violate must be none or last");
 const gasPrice = Number(values["gas-price-gwei"]);
 
-// The predicates' bench traces: AAP-2 reads under /data; AAP-3 payments to listed merchants; AAP-4 emails to
+// The predicates' bench traces: AAP-1 a human approval, then the exec call it covers, over and over (the
+// violation denies the last approval, so the last call runs without one); AAP-2 reads under /data; AAP-3 payments to listed merchants; AAP-4 emails to
 // the allowlist; AAP-5 lookups of 97 queries over and over, and a payment of 1 every tenth record, under a
 // sum and a repeat limit of a million.
 const PAY_PROFILE = { version: 1, tools: { pay: { target: "to", amount: { key: "wei", decimals: 0 } } } };
 interface BenchSetup {
   theta: unknown;
   profile: unknown;
-  record(i: number, bad: boolean): { kind: "call"; tool: string; args: Record<string, string> };
+  record(i: number, bad: boolean): RecordBody;
 }
+const execArgs = (i: number) => ({ command: `make job-${i >> 1}` });
 const SETUPS: Record<string, BenchSetup> = {
+  "AAP-1": {
+    theta: { gatedTools: ["exec"], acceptedAuthorities: ["human"] },
+    profile: { version: 1, tools: { exec: {} } },
+    record: (i: number, bad: boolean): RecordBody =>
+      i % 2 === 0
+        ? {
+            kind: "authorization",
+            actionId: `a${i >> 1}`,
+            tool: "exec",
+            argsHash: keccak256(toBytes(canonicalJson(execArgs(i)))),
+            decision: bad ? "deny" : "allow",
+            authority: "human",
+            scope: "once",
+          }
+        : { kind: "call", tool: "exec", args: execArgs(i), actionId: `a${i >> 1}` },
+  },
   "AAP-2": {
     theta: { scopedTools: ["read_file"], allowPrefixes: ["/data"] },
     profile: { version: 1, tools: { read_file: { path: "path" } } },

@@ -38,6 +38,11 @@ function batchInverse(xs: readonly bigint[]): bigint[] {
   return out;
 }
 
+/** 1/x mod p (0 for x = 0), as a circuit's `<--` inverse hint computes it. */
+export function fieldInverse(x: bigint): bigint {
+  return modPow(((x % P) + P) % P, P - 2n);
+}
+
 function modPow(base: bigint, exp: bigint): bigint {
   let result = 1n;
   let b = base % P;

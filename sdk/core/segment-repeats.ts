@@ -1,10 +1,10 @@
-// The AAP-5 state a segment chain carries (circuits/segments/aap5_limits.circom, with RepeatHitsFrom and
-// RepeatClose of circuits/gadgets/segment_repeats.circom): the running count and sum, and the repeat
+// The AAP-5 state a segment chain carries (circuits/segments/aap5_limits.circom, with RepeatHitsFrom of
+// circuits/gadgets/segment_repeats.circom and SessionArgumentClose of segment_argument.circom): the running count and sum, and the repeat
 // argument split over the segments, its labels the session's and its challenges global. Mirrors the
 // circuit's arithmetic exactly, so that the states at each boundary are the ones the circuit computes.
 // Pure: no I/O.
 import { FIELD_MODULUS as P, hashVector } from "./hash.js";
-import { packLabels, rowWeights } from "./multiset.js";
+import { fieldInverse, packLabels, rowWeights } from "./multiset.js";
 import { occurrenceLabels, type RepeatRecord } from "./repeats.js";
 
 /** Labels carry count − 1 in 24 bits: a session holds at most 16^6 = 2^24 records (SESSION_COUNT_BITS). */
@@ -49,16 +49,6 @@ export function limitsCarryVector(c: LimitsCarry): bigint[] {
 }
 
 const mod = (x: bigint) => ((x % P) + P) % P;
-
-function inverse(x: bigint): bigint {
-  let result = 1n;
-  let b = mod(x);
-  for (let e = P - 2n; e > 0n; e >>= 1n) {
-    if (e & 1n) result = (result * b) % P;
-    b = (b * b) % P;
-  }
-  return result;
-}
 
 export interface LimitsChain {
   /** The carried state at each boundary 0..m (index j: before segment j; m: after the last). */
@@ -131,7 +121,7 @@ export function limitsChain(
       if (last[i] === 1n) steps = (steps * mod(zeta - entry)) % P;
       if (first[i]) {
         roots = (roots * mod(zeta - key[i]!)) % P;
-        fractions = mod(fractions + weight[i]! * inverse(zeta - key[i]!));
+        fractions = mod(fractions + weight[i]! * fieldInverse(zeta - key[i]!));
         firsts += 1n;
       }
     }

@@ -152,7 +152,7 @@ describe("AAP-5 segments: totals and repeats cross boundaries", () => {
     (async () => {
       const { inputs: all } = inputs(trace(20, { 1: lookupX, 18: lookupX }));
       const w = await c.witness(all[0]!);
-      const invs = signalsMatching(c, /^repeats\.inv\[\d+\]$/);
+      const invs = signalsMatching(c, /^repeats\.distinct\.inv\[\d+\]$/);
       expect(invs).toHaveLength(8);
       for (const name of invs) {
         const forged = forge(c, w, name, signalValue(c, w, name) + 1n);

@@ -1,6 +1,6 @@
 // sdk/core/segment-repeats.ts, the TS side of AAP-5's segment chain, without compiling the circuit
 // (test/circuits/segment-limits.test.ts holds the circuit to it): the carried state closes exactly as the last
-// segment's RepeatClose requires for honest labels, at challenges derived from the whole session, whatever
+// segment's SessionArgumentClose requires for honest labels, at challenges derived from the whole session, whatever
 // the cut; and forged labels certified the same way do not close.
 import { describe, expect, it } from "vitest";
 import { FIELD_MODULUS as P, hashVector } from "../../sdk/core/hash.js";

@@ -23,7 +23,7 @@ export interface ChainHints {
 }
 
 /** Aap1Record on slots: which records are members, and an authorization's validity. */
-function decode(
+export function decodeAuthorizationRow(
   slots: readonly bigint[],
   active: boolean,
   gatedTools: readonly bigint[],
@@ -51,13 +51,18 @@ function decode(
   return { auth, gated, valid };
 }
 
-/** Labels for a circuit with `trace.slots.length` rows; the seed is the trace's final root. */
-export function aap1ChainHints(
-  trace: EncodedTrace,
+/**
+ * Each member's rank among its action id's members over `slots` (rows at or past n are not members), its
+ * predecessor's row, its last bit and the state before it, and which rows are rank-1 members. Row numbers
+ * are positions in `slots`: the session's when it is the whole session (the segment chains).
+ */
+export function authorizationLabels(
+  slots: readonly (readonly bigint[])[],
+  n: number,
+  seed: bigint,
   gatedTools: readonly bigint[],
   accepted: readonly bigint[],
-): ChainHints {
-  const { slots, n, finalRoot: seed } = trace;
+): { labels: ChainLabels; first: boolean[] } {
   const capacity = slots.length;
   const zeros = () => Array<bigint>(capacity).fill(0n);
   const [rank, last, pred, validIn, usedIn, coversIn] = [
@@ -72,10 +77,10 @@ export function aap1ChainHints(
     bigint,
     { index: number; rank: bigint; valid: bigint; used: bigint; covers: bigint }
   >();
-  const firsts = new Set<number>();
+  const first = Array<boolean>(capacity).fill(false);
   slots.forEach((s, i) => {
     rank[i] = 1n;
-    const { auth, gated, valid } = decode(s, i < n, gatedTools, accepted);
+    const { auth, gated, valid } = decodeAuthorizationRow(s, i < n, gatedTools, accepted);
     if (!auth && !gated) return;
     const action = s[SLOT.action]!;
     const before = latest.get(action);
@@ -85,7 +90,7 @@ export function aap1ChainHints(
       validIn[i] = before.valid;
       usedIn[i] = before.used;
       coversIn[i] = before.covers;
-    } else firsts.add(i);
+    } else first[i] = true;
     const covers = (s[SLOT.tool]! + seed * s[SLOT.args]!) % FIELD_MODULUS;
     latest.set(action, {
       index: i,
@@ -96,10 +101,19 @@ export function aap1ChainHints(
     });
   });
   for (const { index } of latest.values()) last[index] = 1n;
+  return { labels: { rank, last, pred, validIn, usedIn, coversIn }, first };
+}
 
-  const labels = { rank, last, pred, validIn, usedIn, coversIn };
+/** Labels for a circuit with `trace.slots.length` rows; the seed is the trace's final root. */
+export function aap1ChainHints(
+  trace: EncodedTrace,
+  gatedTools: readonly bigint[],
+  accepted: readonly bigint[],
+): ChainHints {
+  const { slots, n, finalRoot: seed } = trace;
+  const { labels, first } = authorizationLabels(slots, n, seed, gatedTools, accepted);
   const beta = chainBeta(labels, seed);
-  const weight = rowWeights(rank.map((r, i) => (firsts.has(i) ? slots[i]![SLOT.action]! : null)));
+  const weight = rowWeights(slots.map((s, i) => (first[i] ? s[SLOT.action]! : null)));
   return { ...labels, weight, beta, zeta: hashVector([beta, ...weight]) };
 }
 
