@@ -16,8 +16,11 @@ import {
 } from "../../sdk/core/segments.js";
 import { WitnessError, type Checkpoint } from "../witness.js";
 import { limitsChain, limitsCarryVector, type LimitsRow } from "../../sdk/core/segment-repeats.js";
-import { authorizationChain, authorizationCarryVector } from "../../sdk/core/segment-authorization.js";
-import type { ChainLabels } from "../../sdk/core/predicates/aap1/chains.js";
+import {
+  authorizationChain,
+  authorizationCarryVector,
+  type AuthorizationForgery,
+} from "../../sdk/core/segment-authorization.js";
 import {
   aap2Scope,
   aap2UncoveredCalls,
@@ -57,7 +60,7 @@ interface CarrierSession {
   thetaInputs: CircuitInput;
   finalRoot: bigint;
   repeatLabels?: { count: bigint[]; last: bigint[] };
-  chainLabels?: ChainLabels;
+  chainForgery?: AuthorizationForgery;
 }
 
 /** AAP-3 judges each call on its own: nothing is carried. */
@@ -193,7 +196,7 @@ const limitsCarrier: PredicateCarrier = {
  * each boundary, and each segment's chain labels and certificate weights.
  */
 const authorizationCarrier: PredicateCarrier = {
-  carry({ encoded, boundaries, size, thetaInputs, finalRoot, chainLabels }) {
+  carry({ encoded, boundaries, size, thetaInputs, finalRoot, chainForgery }) {
     const m = boundaries.length - 1;
     const zero = Array<bigint>(SLOT_COUNT).fill(0n);
     const slots = Array.from({ length: m * size }, (_, i) => encoded[i]?.slots ?? zero);
@@ -206,7 +209,7 @@ const authorizationCarrier: PredicateCarrier = {
       finalRoot,
       gatedTools,
       accepted,
-      chainLabels,
+      chainForgery,
     );
     const rows = (xs: readonly bigint[], j: number) => xs.slice(j * size, (j + 1) * size).map(String);
     return {
@@ -263,10 +266,10 @@ export interface SegmentInputSpec<Theta> {
    */
   repeatLabels?: { count: bigint[]; last: bigint[] };
   /**
-   * AAP-1: chain labels to certify instead of the honest ones, one per row of the chain's m·S rows (tests of
-   * forged labels only, as repeatLabels).
+   * AAP-1: chain labels, challenges or certificate weights in place of the honest ones (tests of forgeries
+   * only, as repeatLabels).
    */
-  chainLabels?: ChainLabels;
+  chainForgery?: AuthorizationForgery;
 }
 
 export interface SegmentInputs {
@@ -317,7 +320,7 @@ export function segmentInputs<Theta>(spec: SegmentInputSpec<Theta>): SegmentInpu
     thetaInputs: predicate.circuitInputs(theta),
     finalRoot,
     repeatLabels: spec.repeatLabels,
-    chainLabels: spec.chainLabels,
+    chainForgery: spec.chainForgery,
   });
   const hints = carrier.hints?.(records, theta, profile, boundaries, size);
   const plans = planSegments({

@@ -5,7 +5,11 @@
 // with proveSegment and settled (the gas of every transaction). The 10-worker wall time is projected from
 // the measured segment times: ceil(segments / 10) rounds of the slowest segment, plus the measured
 // per-claim overhead (cutting the trace, sending and settling), plus the queue's overhead per round when
-// --queue-overhead-ms is given (measured by test/prover/segment-queue.test.ts's run). Appends to --out.
+// --queue-overhead-ms is given. With --queue the segments go through BullMQ instead of the local pool: a
+// private redis-server on loopback (Debian's package) and --workers segment workers (startSegmentWorker, each
+// proving in its own child process, as scripts/segment-worker.ts does on another machine); the run then
+// measures the queue's overhead, its wall time less the segments' own witness and proof times, and projects
+// with it. Appends to --out.
 // Needs the segment circuit of --segment-size records (default 1,024), `npx tsx scripts/setup.ts --only
 // aap3_seg1024` (or aap1_seg1024 … aap5_seg1024), and a whole-claim circuit for the escrow (`--group test`);
 // deploy registers that size whatever else is built.
@@ -26,6 +30,9 @@ import { loadClaim } from "../../prover/claims.js";
 import { prepareSegments } from "../../prover/segments/claims.js";
 import { LocalSegmentPool } from "../../prover/segments/pool.js";
 import type { SegmentProof } from "../../prover/segments/task.js";
+import type { SegmentProver } from "../../prover/segments/pool.js";
+import { QueueSegmentProver, startSegmentWorker } from "../../prover/segments/queue.js";
+import { startRedis } from "../lib/private-redis.js";
 import { ROOT } from "../../prover/artifacts/repo.js";
 import { EXAMPLE_ALLOWLIST, EXAMPLE_PROFILE } from "../../examples/agent.js";
 import { benchMachine } from "./machine.js";
@@ -38,6 +45,7 @@ const { values } = parseArgs({
     violate: { type: "string", default: "none" },
     "gas-price-gwei": { type: "string", default: "0.01" },
     "queue-overhead-ms": { type: "string", default: "0" },
+    queue: { type: "boolean", default: false },
     "segment-size": { type: "string", default: "1024" },
     out: { type: "string", default: path.join(ROOT, "docs", "bench", "segments.json") },
   },
@@ -129,6 +137,35 @@ const SETUPS: Record<string, BenchSetup> = {
 };
 const setups = SETUPS[predicate]!;
 
+// --queue: one private Redis for the whole run, and per run a QueueSegmentProver with its own key prefix
+// (so no run reads another's completed jobs) and `workers` segment workers on it.
+const redis = values.queue ? await startRedis() : undefined;
+// Whatever ends the run, the private Redis goes with it.
+if (redis)
+  process.on("exit", () => {
+    try {
+      process.kill(redis.pid, "SIGTERM");
+    } catch {
+      // already stopped
+    }
+  });
+let queueRuns = 0;
+async function queueProver(workers: number): Promise<SegmentProver> {
+  const prefix = `bench${queueRuns++}`;
+  const connection = redis!.url;
+  const started = await Promise.all(
+    Array.from({ length: workers }, () => startSegmentWorker({ connection, prefix })),
+  );
+  const queue = new QueueSegmentProver({ connection, prefix, attempts: 1 });
+  return {
+    proveAll: (tasks, onProof) => queue.proveAll(tasks, onProof),
+    async close() {
+      await queue.close();
+      await Promise.all(started.map((w) => w.close()));
+    },
+  };
+}
+
 const results: Record<string, unknown>[] = [];
 for (const n of sizes) {
   const chain = await embeddedChain();
@@ -171,19 +208,24 @@ for (const n of sizes) {
   const runs: Record<string, unknown>[] = [];
   let proofs: SegmentProof[] = [];
   for (const workers of workerCounts) {
-    const pool = new LocalSegmentPool({ workers });
+    const prover = values.queue ? await queueProver(workers) : new LocalSegmentPool({ workers });
     const started = performance.now();
-    proofs = await pool.proveAll(prepared.tasks, (p) =>
+    proofs = await prover.proveAll(prepared.tasks, (p) =>
       console.log(
-        `  [${workers}w] segment ${p.index}: witness ${p.witnessSeconds.toFixed(1)} s, proof ${p.proveSeconds.toFixed(1)} s, rss ${(p.peakRssBytes / 2 ** 20).toFixed(0)} MiB`,
+        `  [${workers}w${values.queue ? ", queue" : ""}] segment ${p.index}: witness ${p.witnessSeconds.toFixed(1)} s, proof ${p.proveSeconds.toFixed(1)} s, rss ${(p.peakRssBytes / 2 ** 20).toFixed(0)} MiB`,
       ),
     );
     const wallSeconds = (performance.now() - started) / 1000;
-    await pool.close();
+    await prover.close();
+    const cpuSeconds = proofs.reduce((s, p) => s + p.witnessSeconds + p.proveSeconds, 0);
     runs.push({
       workers,
+      via: values.queue ? "bullmq" : "local pool",
       wallSeconds,
-      cpuSeconds: proofs.reduce((s, p) => s + p.witnessSeconds + p.proveSeconds, 0),
+      cpuSeconds,
+      // One worker proves the segments one after another, so what its wall time adds to their own times is
+      // the hand-off: per segment, the queue's overhead in one round of a many-worker run.
+      ...(workers === 1 ? { overheadPerSegmentSeconds: (wallSeconds - cpuSeconds) / proofs.length } : {}),
       segments: proofs.map((p) => ({
         index: p.index,
         witnessSeconds: p.witnessSeconds,
@@ -211,7 +253,10 @@ for (const n of sizes) {
     ),
   );
   const rounds = Math.ceil(prepared.tasks.length / 10);
-  const queueOverhead = Number(values["queue-overhead-ms"]) / 1000;
+  const measuredOverhead = values.queue
+    ? (runs.find((r) => r.workers === 1)?.overheadPerSegmentSeconds as number | undefined)
+    : undefined;
+  const queueOverhead = measuredOverhead ?? Number(values["queue-overhead-ms"]) / 1000;
   const projected10 = rounds * (slowest + queueOverhead) + cutSeconds + sendSeconds;
   results.push({
     // Each result keeps the machine it ran on, its load included: runs of one file span sessions.
@@ -238,7 +283,7 @@ for (const n of sizes) {
     projection: {
       workers: 10,
       wallSeconds: projected10,
-      how: `ceil(${prepared.tasks.length}/10) = ${rounds} rounds × (slowest segment ${slowest.toFixed(1)} s at 1 worker + queue overhead ${queueOverhead.toFixed(2)} s) + cut ${cutSeconds.toFixed(1)} s + send and settle ${sendSeconds.toFixed(1)} s`,
+      how: `ceil(${prepared.tasks.length}/10) = ${rounds} rounds × (slowest segment ${slowest.toFixed(1)} s at 1 worker + queue overhead ${queueOverhead.toFixed(2)} s${measuredOverhead === undefined ? "" : ", measured"}) + cut ${cutSeconds.toFixed(1)} s + send and settle ${sendSeconds.toFixed(1)} s`,
     },
   });
   console.log(
@@ -263,4 +308,5 @@ writeFileSync(
   ) + "\n",
 );
 console.log(`wrote ${path.relative(ROOT, values.out)}`);
+await redis?.stop();
 process.exit(0);

@@ -35,6 +35,20 @@ export interface AuthorizationChain {
   weight: bigint[];
 }
 
+/**
+ * What a dishonest prover may choose in place of the honest values, for the tests that attack the argument:
+ * chain labels, the challenges (each otherwise derived from the chain), and the certificate weights
+ * (otherwise the partial-fraction weights of the rank-1 members' action ids). The circuit refuses every
+ * chain built from any of them but the honest ones.
+ */
+export interface AuthorizationForgery {
+  labels?: ChainLabels;
+  beta?: bigint;
+  zeta?: bigint;
+  /** One per row of the m·S rows. */
+  weight?: readonly bigint[];
+}
+
 const mod = (x: bigint) => ((x % P) + P) % P;
 
 /** A row's label as the circuit packs it: rank − 1, last, pred (24 bits each but last), validIn, usedIn. */
@@ -54,9 +68,9 @@ function packedLabel(l: ChainLabels, i: number): bigint {
  * The chain's AAP-1 state over `slots` (m·S rows of the session, zero past n), cut every `size` rows: the
  * session's chain labels, beta = HashVector(finalRoot, packChain) over every segment's packed labels and
  * coversIn, the certificate weights for the rank-1 members' action ids, zeta = HashVector(beta,
- * weightChain), and each segment's running products and sums at zeta. `forged` labels are certified as
- * given in place of the honest ones (tests of forged labels only); two rank-1 members of one action id
- * have no certificate, and throw.
+ * weightChain), and each segment's running products and sums at zeta. `forged` values are used as given in
+ * place of the honest ones (tests of forgeries only); two rank-1 members of one action id have no
+ * partial-fraction certificate, and throw unless forged weights are given.
  */
 export function authorizationChain(
   slots: readonly (readonly bigint[])[],
@@ -65,13 +79,13 @@ export function authorizationChain(
   finalRoot: bigint,
   gatedTools: readonly bigint[],
   accepted: readonly bigint[],
-  forged?: ChainLabels,
+  forged: AuthorizationForgery = {},
 ): AuthorizationChain {
   if (slots.length % size !== 0)
     throw new RangeError(`${slots.length} rows are not whole segments of ${size}`);
   const m = slots.length / size;
   const rows = slots.map((s, i) => decodeAuthorizationRow(s, i < n, gatedTools, accepted));
-  const labels = forged ?? authorizationLabels(slots, n, finalRoot, gatedTools, accepted).labels;
+  const labels = forged.labels ?? authorizationLabels(slots, n, finalRoot, gatedTools, accepted).labels;
   const { rank, last, pred, validIn, usedIn, coversIn } = labels;
   const member = rows.map((r) => r.auth || r.gated);
   const first = member.map((isMember, i) => isMember && rank[i] === 1n);
@@ -85,12 +99,12 @@ export function authorizationChain(
     );
     packChains.push(hashVector([packChains[j]!, ...packs, ...at.map((i) => coversIn[i]!)]));
   }
-  const beta = hashVector([finalRoot, packChains[m]!]);
-  const weight = rowWeights(slots.map((s, i) => (first[i] ? s[SLOT.action]! : null)));
+  const beta = forged.beta ?? hashVector([finalRoot, packChains[m]!]);
+  const weight = forged.weight ?? rowWeights(slots.map((s, i) => (first[i] ? s[SLOT.action]! : null)));
   const weightChains = [0n];
   for (let j = 0; j < m; j++)
     weightChains.push(hashVector([weightChains[j]!, ...weight.slice(j * size, (j + 1) * size)]));
-  const zeta = hashVector([beta, weightChains[m]!]);
+  const zeta = forged.zeta ?? hashVector([beta, weightChains[m]!]);
 
   const beta2 = (beta * beta) % P;
   const b = BigInt(SESSION_COUNT_BITS);
@@ -146,5 +160,5 @@ export function authorizationChain(
     };
     carries.push(c);
   }
-  return { carries, labels, weight };
+  return { carries, labels, weight: [...weight] };
 }

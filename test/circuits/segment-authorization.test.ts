@@ -16,6 +16,7 @@ import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { segmentInputs } from "../../prover/segments/witness.js";
 import { authorizationChain } from "../../sdk/core/segment-authorization.js";
+import { fieldInverse } from "../../sdk/core/multiset.js";
 import { SLOT } from "../../sdk/core/encoding.js";
 import { FIELD_MODULUS as P } from "../../sdk/core/hash.js";
 import { type TestCircuit, accepts, forge, signalValue, signalsMatching } from "../helpers/circuit.js";
@@ -169,7 +170,7 @@ describe("AAP-1 segments: authorization chains cross boundaries", () => {
     // Approved at 1, used at 10, replayed at 18: the replay reads usedIn = 1 and violates. A dishonest prover
     // points the replay's chain at the approval instead (rank 2, pred 1, the approval's fresh state), and
     // certifies the lie as the honest prover would: the pack chain, beta, the weights, zeta and every
-    // carried state follow the forged labels (segmentInputs' chainLabels).
+    // carried state follow the forged labels (segmentInputs' chainForgery).
     const records = trace(20, {
       1: allow("a1", "delete_file", X),
       10: call("delete_file", X, "a1"),
@@ -186,7 +187,7 @@ describe("AAP-1 segments: authorization chains cross boundaries", () => {
       return l;
     };
     for (const lie of [forged(0n), forged(1n)]) {
-      const { inputs: all } = segmentInputs({ ...spec(records), chainLabels: lie });
+      const { inputs: all } = segmentInputs({ ...spec(records), chainForgery: { labels: lie } });
       expect(await ok(all[0]!)).toBe(true);
       expect(await ok(all[1]!)).toBe(true);
       // Satisfied is what the lie is for; the multiset identity fails at the last segment either way.
@@ -200,7 +201,9 @@ describe("AAP-1 segments: authorization chains cross boundaries", () => {
     fresh.validIn[18] = 0n;
     fresh.usedIn[18] = 0n;
     fresh.coversIn[18] = 0n;
-    expect(() => segmentInputs({ ...spec(records), chainLabels: fresh })).toThrow(/no partial-fraction/);
+    expect(() => segmentInputs({ ...spec(records), chainForgery: { labels: fresh } })).toThrow(
+      /no partial-fraction/,
+    );
   });
 
   it("a call cannot read an approval recorded after it: a predecessor later in the session is refused", async () => {
@@ -231,10 +234,10 @@ describe("AAP-1 segments: authorization chains cross boundaries", () => {
       finalRoot,
       (theta.gatedTools as string[]).map(BigInt),
       (theta.authorities as string[]).map(BigInt),
-      lie,
+      { labels: lie },
     );
     expect(chain.carries.at(-1)!.states).toBe(chain.carries.at(-1)!.handOffs);
-    const { inputs: forged } = segmentInputs({ ...spec(records), chainLabels: lie });
+    const { inputs: forged } = segmentInputs({ ...spec(records), chainForgery: { labels: lie } });
     expect(await ok(forged[0]!)).toBe(true);
     expect(await ok(forged[1]!)).toBe(true);
     expect(await ok({ ...forged[2]!, stateOut: "1" })).toBe(false);
@@ -250,8 +253,122 @@ describe("AAP-1 segments: authorization chains cross boundaries", () => {
     // The same lie with a predecessor before the call (pred 16) passes the order check and breaks the
     // identity instead: pred is in the tuple.
     const earlier = { ...lie, pred: lie.pred.map((p, i) => (i === 17 ? 16n : p)) };
-    const { inputs: moved } = segmentInputs({ ...spec(records), chainLabels: earlier });
+    const { inputs: moved } = segmentInputs({ ...spec(records), chainForgery: { labels: earlier } });
     expect(await ok({ ...moved[2]!, stateOut: "1" })).toBe(false);
+  });
+
+  // The asserts of SessionArgumentClose (circuits/gadgets/segment_argument.circom) a forgery below must break,
+  // by line: each test shows the one it targets is the only assert that fails, so deleting it would let the
+  // forgery settle.
+  const argument = readFileSync("circuits/gadgets/segment_argument.circom", "utf8").split("\n");
+  const lineOf = (code: string) => {
+    const at = argument.findIndex((line) => line.includes(code));
+    expect(at, code).toBeGreaterThanOrEqual(0);
+    return at + 1;
+  };
+  const refusedOnlyAt = async (input: Record<string, unknown>, code: string) => {
+    expect((await c.lenientWitness(input)).failedAsserts, code).toBe(1);
+    await expect(c.witness(input)).rejects.toThrow(
+      new RegExp(`Error in template SessionArgumentClose\\S* line: ${lineOf(code)}\\b`),
+    );
+  };
+  const theta = aap1Authorization.circuitInputs(aap1Authorization.parseTheta(THETA));
+  const gatedTools = (theta.gatedTools as string[]).map(BigInt);
+  const authorities = (theta.authorities as string[]).map(BigInt);
+  const slotsOf = (all: ReturnType<typeof inputs>["inputs"]) =>
+    all.flatMap((input) => (input.slots as string[][]).map((row) => row.map(BigInt)));
+
+  it("a beta the prover picks (0 in every segment) balances the replay's lie; only the beta check refuses it", async () => {
+    // The replay of the test above, relabelled to read the approval's fresh state. At beta = 0 every tuple is
+    // its action id alone, so the two sides of the identity hold the same multiset and the certificate (the
+    // honest one: the rank-1 members are unchanged) holds too. Each segment accepts but the last, where
+    // beta = HashVector(finalRoot, packChain) is the one assert that fails.
+    const records = trace(20, {
+      1: allow("a1", "delete_file", X),
+      10: call("delete_file", X, "a1"),
+      18: call("delete_file", X, "a1"),
+    });
+    const honest = inputs(records).inputs;
+    const lie = labelsOf(honest);
+    lie.rank[18] = 2n;
+    lie.pred[18] = 1n;
+    lie.usedIn[18] = 0n;
+    lie.last[10] = 0n;
+    lie.last[18] = 1n;
+    const forgery = { labels: lie, beta: 0n };
+    const chain = authorizationChain(
+      slotsOf(honest),
+      records.length,
+      SIZE,
+      BigInt(honest[0]!.finalRoot as string),
+      gatedTools,
+      authorities,
+      forgery,
+    );
+    const end = chain.carries.at(-1)!;
+    expect(end.states).toBe(end.handOffs);
+    expect((end.roots * end.fractions) % P).toBe(1n);
+    const { inputs: forged } = segmentInputs({ ...spec(records), chainForgery: forgery });
+    expect(await ok(forged[0]!)).toBe(true);
+    expect(await ok(forged[1]!)).toBe(true);
+    await refusedOnlyAt({ ...forged[2]!, stateOut: "1" }, "isLast * (beta - betaSeed) === 0");
+  });
+
+  it("one action split into two chains balances the identity; the certificate, or zeta's check, refuses it", async () => {
+    // Approved at 1, used at 10, approved again at 12 and called at 18: the call at 18 reads the used state
+    // and violates. The lie makes two chains of a1, 1 -> 10 and 12 -> 18, so 18 reads the second approval's
+    // fresh state. The multiset identity then balances; what refuses it is the distinctness certificate (two
+    // rank-1 members of a1), which no weights satisfy at a zeta derived from them. Weights that certify at a
+    // zeta fixed first pass the certificate only with that zeta, which zeta's own check refuses.
+    const records = trace(20, {
+      1: allow("a1", "delete_file", X),
+      10: call("delete_file", X, "a1"),
+      12: allow("a1", "delete_file", X),
+      18: call("delete_file", X, "a1"),
+    });
+    const honest = inputs(records).inputs;
+    expect(inputs(records).verdict.violated).toBe(true);
+    const slots = slotsOf(honest);
+    const finalRoot = BigInt(honest[0]!.finalRoot as string);
+    const lie = labelsOf(honest);
+    lie.last[10] = 1n;
+    Object.assign(lie, {
+      rank: lie.rank.map((r, i) => (i === 12 ? 1n : i === 18 ? 2n : r)),
+      pred: lie.pred.map((p, i) => (i === 12 ? 0n : i === 18 ? 12n : p)),
+      validIn: lie.validIn.map((v, i) => (i === 12 ? 0n : i === 18 ? 1n : v)),
+      usedIn: lie.usedIn.map((u, i) => (i === 12 || i === 18 ? 0n : u)),
+      coversIn: lie.coversIn.map((v, i) =>
+        i === 12 ? 0n : i === 18 ? (slots[12]![SLOT.tool]! + finalRoot * slots[12]![SLOT.args]!) % P : v,
+      ),
+      last: lie.last.map((l, i) => (i === 12 ? 0n : i === 18 ? 1n : l)),
+    });
+    const chainOf = (forgery: Parameters<typeof authorizationChain>[6]) =>
+      authorizationChain(slots, records.length, SIZE, finalRoot, gatedTools, authorities, forgery);
+    const zeros = slots.map(() => 0n);
+    const zetaFirst = chainOf({ labels: lie, weight: zeros }).carries[0]!.zeta;
+    const action = slots[1]![SLOT.action]!;
+    const certifying = zeros.map((w, i) => (i === 1 ? fieldInverse(zetaFirst - action) : w));
+    const forgeries: [string, Parameters<typeof authorizationChain>[6], string][] = [
+      ["no weights", { labels: lie, weight: zeros }, "isLast * (certified - 1 + empty) === 0"],
+      [
+        "weights certifying at another zeta",
+        { labels: lie, weight: certifying },
+        "isLast * (certified - 1 + empty) === 0",
+      ],
+      [
+        "weights certifying at the zeta picked for them",
+        { labels: lie, weight: certifying, zeta: zetaFirst },
+        "isLast * (zeta - zetaSeed) === 0",
+      ],
+    ];
+    for (const [what, forgery, code] of forgeries) {
+      const end = chainOf(forgery).carries.at(-1)!;
+      expect(end.states, what).toBe(end.handOffs);
+      const { inputs: forged } = segmentInputs({ ...spec(records), chainForgery: forgery });
+      expect(await ok(forged[0]!), what).toBe(true);
+      expect(await ok(forged[1]!), what).toBe(true);
+      await refusedOnlyAt({ ...forged[2]!, stateOut: "1" }, code);
+    }
   });
 
   it("rows past n cannot carry an approval: no verdict has a witness", async () => {

@@ -1,4 +1,4 @@
-// The distributed segment prover (prover/segments/queue.ts) against a real Redis (test/helpers/redis.ts) and
+// The distributed segment prover (prover/segments/queue.ts) against a real Redis (scripts/lib/private-redis.ts) and
 // real worker processes (scripts/segment-worker.ts), proving real segments of the AAP-3 segment circuit at 8
 // records a segment (setup's aap3_seg8): a 20-record session is 3 segments. Two workers share a claim; then
 // the claim watcher answers a claim on an in-process chain through the queue while one worker is killed
@@ -28,7 +28,7 @@ import {
   type SegmentWorkerEvent,
 } from "../../prover/segments/queue.js";
 import type { SegmentProof, SegmentTask } from "../../prover/segments/task.js";
-import { startRedis, type TestRedis } from "../helpers/redis.js";
+import { startRedis, type PrivateRedis } from "../../scripts/lib/private-redis.js";
 import { BOND, PAYOUT, claimOn, credits, expectVerified, segmentWorld } from "../helpers/segment-claims.js";
 import { inputs, payments } from "../helpers/segment-trace.js";
 
@@ -123,7 +123,7 @@ async function spawnWorker(url: string): Promise<WorkerProcess> {
   return { child, pid: child.pid!, events, waitFor, stop };
 }
 
-let redis: TestRedis;
+let redis: PrivateRedis;
 let workers: WorkerProcess[] = [];
 let prover: QueueSegmentProver;
 const progress: SegmentProgress[] = [];

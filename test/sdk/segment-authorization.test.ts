@@ -41,7 +41,7 @@ const slots = Array.from({ length: 24 }, (_, i) => {
 });
 
 const closes = (size: number, forged?: ChainLabels) => {
-  const chain = authorizationChain(slots, N, size, ROOT, GATED, ACCEPTED, forged);
+  const chain = authorizationChain(slots, N, size, ROOT, GATED, ACCEPTED, { labels: forged });
   const end = chain.carries.at(-1)!;
   return {
     chain,

@@ -1,13 +1,14 @@
-// A private Redis for a test: Debian's redis-server on 127.0.0.1 at a free random port, no persistence
-// (`--save "" --appendonly no`), in a temp dir, answering PING before startRedis returns; stop() ends it by
-// its pid and removes the dir. No system service is used or left running.
+// A private Redis for a test or a bench run (test/prover/segment-queue.test.ts, scripts/bench/segments.ts
+// --queue): Debian's redis-server on 127.0.0.1 at a free random port, no persistence (`--save ""
+// --appendonly no`), in a temp dir, answering PING before startRedis returns; stop() ends it by its pid and
+// removes the dir. No system service is used or left running.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export interface TestRedis {
+export interface PrivateRedis {
   host: string;
   port: number;
   /** redis://127.0.0.1:<port> */
@@ -52,12 +53,12 @@ function exited(child: ChildProcess): Promise<void> {
     : new Promise((resolve) => child.once("exit", () => resolve()));
 }
 
-/** Starts a redis-server for this test; throws saying how to install it when there is none. */
-export async function startRedis(timeoutMs = 10_000): Promise<TestRedis> {
+/** Starts a private redis-server; throws saying how to install it when there is none. */
+export async function startRedis(timeoutMs = 10_000): Promise<PrivateRedis> {
   const probe = spawnSync("redis-server", ["--version"], { encoding: "utf8" });
   if (probe.error)
     throw new Error(
-      "redis-server is not on PATH (the segment-queue tests start their own Redis): " +
+      "redis-server is not on PATH (the segment-queue tests and the queue bench start their own Redis): " +
         "apt-get install -y redis-server",
     );
   let lastLog = "";
