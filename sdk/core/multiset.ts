@@ -80,3 +80,28 @@ export function rowWeights(rows: readonly (bigint | null)[]): bigint[] {
   selected.forEach((i, k) => (out[i] = weights[k]!));
   return out;
 }
+
+/** DistinctRootsFrom's running certificate (circuits/gadgets/segment_argument.circom), carried over segments. */
+export interface DistinctRootsRun {
+  /** ∏ (zeta − key) over the first rows so far. */
+  roots: bigint;
+  /** Σ weight / (zeta − key) over the same rows. */
+  fractions: bigint;
+  /** How many first rows so far. */
+  firsts: bigint;
+}
+
+/** One first row joins the running certificate at zeta, as DistinctRootsFrom adds it. */
+export function addDistinctRoot(
+  run: DistinctRootsRun,
+  key: bigint,
+  weight: bigint,
+  zeta: bigint,
+): DistinctRootsRun {
+  const gap = (((zeta - key) % P) + P) % P;
+  return {
+    roots: (run.roots * gap) % P,
+    fractions: (((run.fractions + weight * fieldInverse(gap)) % P) + P) % P,
+    firsts: run.firsts + 1n,
+  };
+}

@@ -6,7 +6,7 @@
 // circuit computes. Pure: no I/O.
 import { SLOT } from "./encoding.js";
 import { FIELD_MODULUS as P, hashVector } from "./hash.js";
-import { fieldInverse, packLabels, rowWeights } from "./multiset.js";
+import { addDistinctRoot, packLabels, rowWeights } from "./multiset.js";
 import { authorizationLabels, decodeAuthorizationRow, type ChainLabels } from "./predicates/aap1/chains.js";
 import { SESSION_COUNT_BITS } from "./segment-repeats.js";
 
@@ -139,9 +139,12 @@ export function authorizationChain(
       states = (states * mod(zeta - out)) % P;
       if (last[i] === 1n) handOffs = (handOffs * mod(zeta - out)) % P;
       if (first[i]) {
-        roots = (roots * mod(zeta - action)) % P;
-        fractions = mod(fractions + weight[i]! * fieldInverse(zeta - action));
-        firsts += 1n;
+        ({ roots, fractions, firsts } = addDistinctRoot(
+          { roots, fractions, firsts },
+          action,
+          weight[i]!,
+          zeta,
+        ));
       } else {
         const into = tuple(action, rank[i]! - 2n, pred[i]!, validIn[i]!, usedIn[i]!, coversIn[i]!);
         handOffs = (handOffs * mod(zeta - into)) % P;

@@ -4,7 +4,7 @@
 // circuit's arithmetic exactly, so that the states at each boundary are the ones the circuit computes.
 // Pure: no I/O.
 import { FIELD_MODULUS as P, hashVector } from "./hash.js";
-import { fieldInverse, packLabels, rowWeights } from "./multiset.js";
+import { addDistinctRoot, packLabels, rowWeights } from "./multiset.js";
 import { occurrenceLabels, type RepeatRecord } from "./repeats.js";
 
 /** Labels carry count − 1 in 24 bits: a session holds at most 16^6 = 2^24 records (SESSION_COUNT_BITS). */
@@ -119,11 +119,13 @@ export function limitsChain(
       labelled = (labelled * mod(zeta - entry)) % P;
       if (!first[i]) steps = (steps * mod(zeta - entry + beta2)) % P;
       if (last[i] === 1n) steps = (steps * mod(zeta - entry)) % P;
-      if (first[i]) {
-        roots = (roots * mod(zeta - key[i]!)) % P;
-        fractions = mod(fractions + weight[i]! * fieldInverse(zeta - key[i]!));
-        firsts += 1n;
-      }
+      if (first[i])
+        ({ roots, fractions, firsts } = addDistinctRoot(
+          { roots, fractions, firsts },
+          key[i]!,
+          weight[i]!,
+          zeta,
+        ));
     }
     c = {
       count: runCount,
