@@ -38,7 +38,7 @@ abstract contract EscrowSegments is EscrowBase {
         address verifier;
     }
 
-    /// One slot. registerPromise copies the verifier (and log2 of the size) into the promise, so proveSegment reads
+    /// One slot. registerPromise copies the verifier address into the promise, so proveSegment reads
     /// the promise's slot, not this one.
     struct SegmentVerifier {
         uint32 size;

@@ -19,7 +19,7 @@ import {
 import type { StoredSession, TraceStore } from "./store.js";
 import type { CoveringPromise } from "./guard.js";
 import { PREDICATE_LIST } from "./core/predicates/index.js";
-import { MAX_SEGMENTED_RECORDS } from "./core/segments.js";
+import { segmentChainCapacity } from "./core/segments.js";
 
 /** closeSession attempts before close() gives up (it may be called again). */
 export const CLOSE_ATTEMPTS = 10;
@@ -41,7 +41,7 @@ export function checkpointIntervalOf(escrow: EscrowClient): Promise<number> {
 /**
  * The most records a claim on this session can be proven for: over the predicates of its promises
  * (of every predicate PREDICATE_LIST knows when it names none), the smallest of each one's largest
- * registered capacity, or MAX_SEGMENTED_RECORDS for one the escrow settles by segment chains. 0 when the
+ * registered capacity, or segmentChainCapacity for one the escrow settles by segment chains. 0 when the
  * escrow serves none of them: no claim can be proven at all.
  */
 export async function settleableRecords(
@@ -53,7 +53,8 @@ export async function settleableRecords(
   // A predicate with a segment verifier settles a session of any length up to a segment chain's limit.
   const largest = await Promise.all(
     codes.map(async (code) => {
-      if (await escrow.segmentVerifier(code)) return MAX_SEGMENTED_RECORDS;
+      const segments = await escrow.segmentVerifier(code);
+      if (segments) return segmentChainCapacity(segments.segmentSize);
       return Math.max(0, ...(await escrow.verifierSet(code)).capacities);
     }),
   );

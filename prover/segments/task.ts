@@ -26,6 +26,8 @@ export interface SegmentProof {
   words: string[];
   witnessSeconds: number;
   proveSeconds: number;
+  /** CPU time of the witness and the proof, user and system, over all the process's threads. */
+  cpuSeconds: number;
   /** The worker process's peak resident set so far, in bytes. */
   peakRssBytes: number;
   /** Who proved it (host:pid), for the benchmark and the logs. */
@@ -55,6 +57,7 @@ export class SegmentQueueTimeout extends SegmentProofError {
 /** Computes the witness and the proof of one segment in this process. */
 export async function provePayload(task: SegmentTask, worker: string): Promise<SegmentProof> {
   const wtns = { type: "mem" } as { type: "mem"; data?: Uint8Array };
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   try {
     await snarkjs.wtns.calculate(task.input as never, task.wasm, wtns as never);
@@ -66,6 +69,7 @@ export async function provePayload(task: SegmentTask, worker: string): Promise<S
   const t1 = performance.now();
   const { proof, publicSignals } = await snarkjs.groth16.prove(task.zkey, wtns as never);
   const t2 = performance.now();
+  const cpu = process.cpuUsage(cpu0);
   return {
     claimId: task.claimId,
     index: task.index,
@@ -74,6 +78,7 @@ export async function provePayload(task: SegmentTask, worker: string): Promise<S
     words: packProof(proof as unknown as Groth16ProofJson).map(String),
     witnessSeconds: (t1 - t0) / 1000,
     proveSeconds: (t2 - t1) / 1000,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
     // maxRSS is in kilobytes.
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
     worker,

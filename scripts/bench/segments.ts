@@ -4,8 +4,10 @@
 // --workers count (wall time, each segment's witness and proof time, each worker's peak RSS), then sent
 // with proveSegment and settled (the gas of every transaction). The 10-worker wall time is projected from
 // the measured segment times: ceil(segments / 10) rounds of the slowest segment, plus the measured
-// per-claim overhead (cutting the trace, sending and settling), plus the queue's overhead per round when
-// --queue-overhead-ms is given. With --queue the segments go through BullMQ instead of the local pool: a
+// per-claim overhead (cutting the trace, sending and settling), plus the queue's overhead per round
+// (--queue-overhead-ms, by default the 310 ms a segment measured with --queue; docs/BENCHMARKS.md). The
+// segment times are those of the 1-worker run when there is one: on this 2-core machine two workers
+// share the cores, so their segments take longer than a machine of its own would. With --queue the segments go through BullMQ instead of the local pool: a
 // private redis-server on loopback (Debian's package) and --workers segment workers (startSegmentWorker, each
 // proving in its own child process, as scripts/segment-worker.ts does on another machine); the run then
 // measures the queue's overhead, its wall time less the segments' own witness and proof times, and projects
@@ -44,7 +46,8 @@ const { values } = parseArgs({
     workers: { type: "string", default: "1,2" },
     violate: { type: "string", default: "none" },
     "gas-price-gwei": { type: "string", default: "0.01" },
-    "queue-overhead-ms": { type: "string", default: "0" },
+    // Measured: --predicate AAP-1 --records 2000 --workers 1 --queue, 0.31 s a segment (docs/BENCHMARKS.md).
+    "queue-overhead-ms": { type: "string", default: "310" },
     queue: { type: "boolean", default: false },
     "segment-size": { type: "string", default: "1024" },
     out: { type: "string", default: path.join(ROOT, "docs", "bench", "segments.json") },
@@ -217,23 +220,27 @@ for (const n of sizes) {
     );
     const wallSeconds = (performance.now() - started) / 1000;
     await prover.close();
-    const cpuSeconds = proofs.reduce((s, p) => s + p.witnessSeconds + p.proveSeconds, 0);
+    // The segments' own wall times, summed; and the CPU time they took, over all of snarkjs's threads.
+    const segmentSeconds = proofs.reduce((s, p) => s + p.witnessSeconds + p.proveSeconds, 0);
+    const cpuSeconds = proofs.reduce((s, p) => s + p.cpuSeconds, 0);
     runs.push({
       workers,
       via: values.queue ? "bullmq" : "local pool",
       wallSeconds,
+      segmentSeconds,
       cpuSeconds,
       // One worker proves the segments one after another, so what its wall time adds to their own times is
       // the hand-off: per segment, the queue's overhead in one round of a many-worker run.
-      ...(workers === 1 ? { overheadPerSegmentSeconds: (wallSeconds - cpuSeconds) / proofs.length } : {}),
+      ...(workers === 1 ? { overheadPerSegmentSeconds: (wallSeconds - segmentSeconds) / proofs.length } : {}),
       segments: proofs.map((p) => ({
         index: p.index,
         witnessSeconds: p.witnessSeconds,
         proveSeconds: p.proveSeconds,
+        cpuSeconds: p.cpuSeconds,
         peakRssMiB: Math.round(p.peakRssBytes / 2 ** 20),
       })),
     });
-    console.log(`  ${workers} worker(s): ${wallSeconds.toFixed(1)} s wall`);
+    console.log(`  ${workers} worker(s): ${wallSeconds.toFixed(1)} s wall, ${cpuSeconds.toFixed(1)} s CPU`);
   }
 
   const tSend = performance.now();
@@ -247,8 +254,9 @@ for (const n of sizes) {
   const settled = await escrow.settleSegments(claimId, prepared.states);
   const sendSeconds = (performance.now() - tSend) / 1000;
   const totalGas = Number(opened.gasUsed) + segmentGas.reduce((a, b) => a + b, 0) + Number(settled.gasUsed);
+  const base = runs.find((r) => r.workers === 1) ?? runs[0]!;
   const slowest = Math.max(
-    ...(runs[0]!.segments as { witnessSeconds: number; proveSeconds: number }[]).map(
+    ...(base.segments as { witnessSeconds: number; proveSeconds: number }[]).map(
       (s) => s.witnessSeconds + s.proveSeconds,
     ),
   );
@@ -283,7 +291,7 @@ for (const n of sizes) {
     projection: {
       workers: 10,
       wallSeconds: projected10,
-      how: `ceil(${prepared.tasks.length}/10) = ${rounds} rounds × (slowest segment ${slowest.toFixed(1)} s at 1 worker + queue overhead ${queueOverhead.toFixed(2)} s${measuredOverhead === undefined ? "" : ", measured"}) + cut ${cutSeconds.toFixed(1)} s + send and settle ${sendSeconds.toFixed(1)} s`,
+      how: `ceil(${prepared.tasks.length}/10) = ${rounds} rounds × (slowest segment ${slowest.toFixed(1)} s at ${base.workers} worker${base.workers === 1 ? "" : "s"} + queue overhead ${queueOverhead.toFixed(2)} s${measuredOverhead === undefined ? "" : ", measured"}) + cut ${cutSeconds.toFixed(1)} s + send and settle ${sendSeconds.toFixed(1)} s`,
     },
   });
   console.log(

@@ -1,5 +1,6 @@
 // The prover's side of circuits/gadgets/multiset.circom, and the label packing its
 // callers hash into their challenges: one definition of each, mirrored exactly.
+import { derivativeAtRoots, modPow } from "./field-poly.js";
 import { FIELD_MODULUS } from "./hash.js";
 
 const P = FIELD_MODULUS;
@@ -43,29 +44,16 @@ export function fieldInverse(x: bigint): bigint {
   return modPow(((x % P) + P) % P, P - 2n);
 }
 
-function modPow(base: bigint, exp: bigint): bigint {
-  let result = 1n;
-  let b = base % P;
-  for (let e = exp; e > 0n; e >>= 1n) {
-    if (e & 1n) result = (result * b) % P;
-    b = (b * b) % P;
-  }
-  return result;
-}
-
 /**
  * DistinctRoots' certificate that the values are pairwise distinct: the partial-fraction
  * weights w_k = 1 / ∏_(j≠k) (u_k - u_j), with 1/∏ (X - u_k) = Σ w_k / (X - u_k).
- * Throws when two values are equal, since then no weights exist.
+ * Throws when two values are equal, since then no weights exist. The products are f'(u_k) for
+ * f = ∏ (X − u_k), evaluated all at once in O(k log² k) (field-poly.ts).
  */
 export function partialFractionWeights(values: readonly bigint[]): bigint[] {
-  const u = values.map((v) => ((v % P) + P) % P);
-  const denominators = u.map((uk, k) => {
-    let d = 1n;
-    for (let j = 0; j < u.length; j++) if (j !== k) d = (d * (uk - u[j]! + P)) % P;
-    if (d === 0n) throw new RangeError("two values are equal: no partial-fraction certificate exists");
-    return d;
-  });
+  const denominators = derivativeAtRoots(values);
+  if (denominators.includes(0n))
+    throw new RangeError("two values are equal: no partial-fraction certificate exists");
   return batchInverse(denominators);
 }
 

@@ -11,6 +11,12 @@ import { ZkvaiError } from "./errors.js";
 /** Levels of the trace tree a segment chain carries: sessions of at most 16^6 records (segment.circom). */
 export const SEGMENT_TREE_HEIGHT = 6;
 export const MAX_SEGMENTED_RECORDS = TREE_ARITY ** SEGMENT_TREE_HEIGHT;
+/**
+ * The most segments one settleSegments call can link. It reads one cold slot per link: measured
+ * 120,123 gas at 2 links and 145,667 at 10 (docs/BENCHMARKS.md "Segment chains"), so about 113.7k plus
+ * 3.2k per link, and 9,000 links (28.9M gas) still fit a 30M-gas block.
+ */
+export const MAX_CHAIN_LINKS = 9_000;
 /** The last segment's stateOut: the verdict instead of a hash. */
 export const SEGMENT_SATISFIED = 1n;
 export const SEGMENT_VIOLATED = 2n;
@@ -43,6 +49,14 @@ export function segmentClaimDigest(c: SegmentClaim): bigint {
 /** Segments a session of n records takes with segments of `size` records. */
 export function segmentCount(n: number, size: number): number {
   return Math.ceil(n / size);
+}
+
+/**
+ * The most records a segment chain of `size` records a segment settles: the circuit's 16^6, or fewer
+ * when MAX_CHAIN_LINKS segments hold fewer (72,000 records at 8 a segment, 9,216,000 at 1,024).
+ */
+export function segmentChainCapacity(size: number): number {
+  return Math.min(MAX_SEGMENTED_RECORDS, size * MAX_CHAIN_LINKS);
 }
 
 /** What segment `index` takes from the one before it (all 0 and empty groups for the first). */
@@ -199,6 +213,10 @@ export function planSegments(spec: SegmentChainSpec): SegmentPlan[] {
   if (n > MAX_SEGMENTED_RECORDS)
     throw new SegmentError(`${n} records exceed the ${MAX_SEGMENTED_RECORDS} a segment chain holds`);
   const count = segmentCount(n, size);
+  if (count > MAX_CHAIN_LINKS)
+    throw new SegmentError(
+      `${n} records take ${count} segments of ${size}; one settleSegments call links at most ${MAX_CHAIN_LINKS}`,
+    );
   const slots = spec.entrySlots ?? checkpointSlots(size);
   if (spec.entries.length > count * slots)
     throw new SegmentError(`${spec.entries.length} fold entries exceed ${count} segments × ${slots} slots`);
