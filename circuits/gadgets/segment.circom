@@ -12,8 +12,9 @@ include "zeros.circom";
 // A session of n records is proven by ceil(n / S) segment proofs, S = 2^Ds; segment `index` holds
 // records [index·S, min((index+1)·S, n)). Segments are chained by a state commitment: stateIn of a
 // segment is the stateOut of the one before, the first one's stateIn is 0, and the last one's
-// stateOut is SEGMENT_SATISFIED() or SEGMENT_VIOLATED(). The escrow stores each proven
-// (index, stateIn, stateOut) and settles once a chain from 0 to a terminal state covers [0, n).
+// stateOut is SEGMENT_SATISFIED() or SEGMENT_VIOLATED(). The escrow stores each proven link under
+// (claim, claim digest, stateIn, stateOut), the index being inside the states, and settles once a chain
+// from 0 to a terminal state covers [0, n).
 // sdk/core/segments.ts computes the same states; the two are held equal by test/circuits/segment.test.ts.
 //
 // The carried state (SegmentState hashes it; sdk/core/segments.ts stateVector):
