@@ -216,5 +216,8 @@ const WIDE = process.env.ZKVAI_FULL === "1";
 export const PROPERTY_RUNS = WIDE ? 300 : 30;
 export const propertyParams = (): { numRuns: number; seed?: number } =>
   WIDE ? { numRuns: PROPERTY_RUNS } : { numRuns: PROPERTY_RUNS, seed: 20_261_201 };
+/** A property of its own width: `wide` runs under test:full, `quick` from the fixed seed in npm test. */
+export const runsOf = (wide: number, quick: number): { numRuns: number; seed?: number } =>
+  WIDE ? { numRuns: wide } : { numRuns: quick, seed: 20_261_201 };
 /** A coverage threshold written for 300 runs, scaled to the runs this suite makes. */
 export const atLeast = (per300: number): number => Math.floor((per300 * PROPERTY_RUNS) / 300);
