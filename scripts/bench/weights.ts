@@ -7,6 +7,7 @@
 //   npx tsx scripts/bench/weights.ts [--sizes 1024,5000,20000,50000] [--direct-up-to 5000]
 import os from "node:os";
 import { parseArgs } from "node:util";
+import { derivativeByProducts as direct } from "../../sdk/core/field-poly.js";
 import { FIELD_MODULUS as P } from "../../sdk/core/hash.js";
 import { partialFractionWeights } from "../../sdk/core/multiset.js";
 
@@ -25,10 +26,6 @@ if (sizes.some((k) => !Number.isInteger(k) || k < 1) || !Number.isInteger(direct
 function keys(count: number): bigint[] {
   let x = 7n;
   return Array.from({ length: count }, () => (x = (x * 0x9e3779b97f4a7c15n + 0x632be59bd9b4e019n) % P));
-}
-
-function direct(u: readonly bigint[]): bigint[] {
-  return u.map((uk, k) => u.reduce((d, uj, j) => (j === k ? d : (d * (uk - uj + P)) % P), 1n));
 }
 
 function seconds(run: () => unknown): number {

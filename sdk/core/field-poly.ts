@@ -153,12 +153,16 @@ function evaluateDown(remainder: readonly bigint[], node: ProductNode, out: bigi
   for (const half of node.halves!) evaluateDown(polyMod(remainder, half.poly), half, out);
 }
 
+/** The same products computed one by one, k² of them: faster below DIRECT_BELOW roots. */
+export function derivativeByProducts(u: readonly bigint[]): bigint[] {
+  return u.map((uk, k) => u.reduce((d, uj, j) => (j === k ? d : (d * (uk - uj + P)) % P), 1n));
+}
+
 /** f'(u_k) = ∏_(j≠k) (u_k − u_j) for every k, in order; 0 exactly where u_k repeats. Values reduced mod P. */
 export function derivativeAtRoots(values: readonly bigint[]): bigint[] {
   if (values.length === 0) return [];
   const u = values.map((v) => ((v % P) + P) % P);
-  if (u.length < DIRECT_BELOW)
-    return u.map((uk, k) => u.reduce((d, uj, j) => (j === k ? d : (d * (uk - uj + P)) % P), 1n));
+  if (u.length < DIRECT_BELOW) return derivativeByProducts(u);
   const tree = productTree(u);
   const f = tree.poly;
   const derivative = f.slice(1).map((c, i) => (c * BigInt(i + 1)) % P);
