@@ -130,6 +130,8 @@ export function predicateInput<Theta>(
 
 export interface ClaimInputSpec<Theta> {
   records: readonly TraceRecord[];
+  /** encodeTrace(records, profile, sessionSecret), when the caller has it already (loadClaim does); else encoded here. */
+  encoded?: readonly EncodedRecord[];
   profile: EncodingProfile;
   sessionSecret: bigint;
   /** The on-chain checkpoints, in order. */
@@ -149,7 +151,7 @@ export function claimInput<Theta>(spec: ClaimInputSpec<Theta>): { input: Circuit
   predicate.checkProfile(theta, profile);
   const problem = capacityProblem(predicate, records, spec.checkpoints.length, spec.shape);
   if (problem) throw new WitnessError(problem);
-  const encoded = encodeTrace(records, profile, spec.sessionSecret);
+  const encoded = spec.encoded ?? encodeTrace(records, profile, spec.sessionSecret);
   const verdict = predicate.evaluate(records, theta, profile);
   const input = mergeInputs(
     {

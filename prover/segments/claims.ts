@@ -51,6 +51,7 @@ export async function prepareSegments(loaded: LoadedClaim, escrow: EscrowClient)
   const artifacts = circuitArtifacts(name);
   const { inputs, plans, verdict } = segmentInputs({
     records: loaded.records,
+    encoded: loaded.encoded,
     profile: loaded.stored.profile,
     sessionSecret: loaded.stored.secret,
     checkpoints: loaded.checkpoints,

@@ -248,6 +248,8 @@ export const SEGMENTED_PREDICATES: readonly string[] = Object.keys(CARRIERS);
 
 export interface SegmentInputSpec<Theta> {
   records: readonly TraceRecord[];
+  /** encodeTrace(records, profile, sessionSecret), when the caller has it already (loadClaim does); else encoded here. */
+  encoded?: readonly EncodedRecord[];
   profile: EncodingProfile;
   sessionSecret: bigint;
   /** The escrow's fold entries, in its order. */
@@ -301,7 +303,7 @@ export function segmentInputs<Theta>(spec: SegmentInputSpec<Theta>): SegmentInpu
       `${predicate.id} has no segment circuit yet; only ${SEGMENTED_PREDICATES.join(", ")}`,
     );
   predicate.checkProfile(theta, profile);
-  const encoded = encodeTrace(records, profile, spec.sessionSecret);
+  const encoded = spec.encoded ?? encodeTrace(records, profile, spec.sessionSecret);
   const leaves = encoded.map((r) => r.leaf);
   const verdict = predicate.evaluate(records, theta, profile);
   const firstViolation = verdict.violated ? records.findIndex((r) => r.seq === verdict.seq) : null;

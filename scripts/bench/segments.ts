@@ -11,7 +11,8 @@
 // private redis-server on loopback (Debian's package) and --workers segment workers (startSegmentWorker, each
 // proving in its own child process, as scripts/segment-worker.ts does on another machine); the run then
 // measures the queue's overhead, its wall time less the segments' own witness and proof times, and projects
-// with it. Appends to --out.
+// with it. Appends to --out. With --cut-only it records and cuts each session (the trace checked against the
+// chain, then laid out as segment inputs), prints the two times, and stops: no proof, nothing written.
 // Needs the segment circuit of --segment-size records (default 1,024), `npx tsx scripts/setup.ts --only
 // aap3_seg1024` (or aap1_seg1024 … aap5_seg1024), and a whole-claim circuit for the escrow (`--group test`);
 // deploy registers that size whatever else is built.
@@ -49,6 +50,9 @@ const { values } = parseArgs({
     // Measured: --predicate AAP-1 --records 2000 --workers 1 --queue, 0.31 s a segment (docs/BENCHMARKS.md).
     "queue-overhead-ms": { type: "string", default: "310" },
     queue: { type: "boolean", default: false },
+    // Records the session and cuts it into segment inputs, then stops: what the cut costs, without proving
+    // (time it with node's --cpu-prof to see where it goes). Writes nothing.
+    "cut-only": { type: "boolean", default: false },
     "segment-size": { type: "string", default: "1024" },
     out: { type: "string", default: path.join(ROOT, "docs", "bench", "segments.json") },
   },
@@ -202,11 +206,17 @@ for (const n of sizes) {
   const { claimId } = await escrow.as(userWallet).fileClaim(sessionId, promiseId, parseEther("0.1"));
 
   const tCut = performance.now();
-  const prepared = await prepareSegments(await loadClaim(store, escrow, claimId), escrow);
+  const loaded = await loadClaim(store, escrow, claimId);
+  const loadSeconds = (performance.now() - tCut) / 1000;
+  const prepared = await prepareSegments(loaded, escrow);
   const cutSeconds = (performance.now() - tCut) / 1000;
   console.log(
-    `${predicate} ${n} records: ${prepared.tasks.length} segments of ${prepared.segmentSize} (${prepared.circuit}), cut in ${cutSeconds.toFixed(1)} s`,
+    `${predicate} ${n} records: recorded in ${recordSeconds.toFixed(1)} s; ${prepared.tasks.length} segments of ${prepared.segmentSize} (${prepared.circuit}), cut in ${cutSeconds.toFixed(1)} s (checked against the chain in ${loadSeconds.toFixed(1)} s)`,
   );
+  if (values["cut-only"]) {
+    store.close();
+    continue;
+  }
 
   const runs: Record<string, unknown>[] = [];
   let proofs: SegmentProof[] = [];
@@ -279,6 +289,8 @@ for (const n of sizes) {
     recordSeconds,
     closeGas: Number(closed.gasUsed ?? 0),
     cutSeconds,
+    // Of the cut, the part that checks the stored trace against the chain (loadClaim), which encodes it.
+    checkSeconds: loadSeconds,
     runs,
     gas: {
       openSegments: Number(opened.gasUsed),
@@ -300,6 +312,7 @@ for (const n of sizes) {
   store.close();
 }
 
+if (values["cut-only"]) process.exit(0);
 mkdirSync(path.dirname(values.out), { recursive: true });
 const before = existsSync(values.out) ? JSON.parse(readFileSync(values.out, "utf8")) : {};
 // Results from before each kept its machine carry the file's one.

@@ -200,11 +200,14 @@ export const aap2Scope: PredicateDefinition<Aap2Theta, "AAP-2"> = {
 
   recordInputs(records, theta, profile, capacity) {
     const zero = Array<string>(PATH_WITNESS_WIDTH).fill("0");
+    // A session reads the same paths under the same prefixes again and again: each is hashed once.
+    const witnessOf = memoised(pathWitness);
+    const prefixHashOf = memoised(prefixHash);
     const pathWitnesses = Array.from({ length: capacity }, (_, i) => {
       const r = records[i];
       if (r?.kind !== "call" || profile.tools[r.tool]?.path === undefined) return zero;
       const path = callPath(r, profile);
-      return path === undefined ? zero : pathWitness(path).map(String);
+      return path === undefined ? zero : witnessOf(path).map(String);
     });
     // The circuit checks each call against the prefix named here and, when the trace violates, scans
     // every ancestor of the first violating call (circuits/predicates/aap2_scope.circom).
@@ -214,7 +217,7 @@ export const aap2Scope: PredicateDefinition<Aap2Theta, "AAP-2"> = {
     for (const call of checkedCalls(records, theta, profile)) {
       // A call with a path must name one of its ancestors; an uncovered one names its root, a_0.
       if (call.path !== undefined)
-        cover[call.index] = String(call.cover ? prefixHash(call.cover) : pathWitness(call.path)[0]);
+        cover[call.index] = String(call.cover ? prefixHashOf(call.cover) : witnessOf(call.path)[0]);
       if (call.cover === undefined && !violated) {
         violated = true;
         violationAt = call.index;
@@ -223,6 +226,15 @@ export const aap2Scope: PredicateDefinition<Aap2Theta, "AAP-2"> = {
     return { pathWitness: pathWitnesses, cover, violationAt: String(violationAt) };
   },
 };
+
+/** f with its results kept by argument, for one pass over a session. */
+function memoised<T>(f: (key: string) => T): (key: string) => T {
+  const seen = new Map<string, T>();
+  return (key) => {
+    if (!seen.has(key)) seen.set(key, f(key));
+    return seen.get(key)!;
+  };
+}
 
 interface CheckedCall {
   index: number;
