@@ -64,18 +64,21 @@ export function pathWitness(path: string): bigint[] {
 /**
  * Agents read the same paths again and again, and a digest costs a Poseidon hash per path segment and one
  * over the ancestors (about 1.5 ms a path in JS, as much as the rest of its record's leaf): the latest
- * PATH_DIGESTS_KEPT are kept. A pure function's cache, bounded, so a session of distinct paths holds no
- * more than that many.
+ * PATH_DIGESTS_KEPT are kept. A pure function's cache, bounded in entries and in each key's length (at most
+ * 4 Mi characters in all), so a session of distinct or huge paths cannot grow it.
  */
 const PATH_DIGESTS_KEPT = 4096;
+const PATH_DIGEST_KEY_MAX = 1024;
 const pathDigests = new Map<string, bigint>();
 
 export function pathDigest(path: string): bigint {
   let digest = pathDigests.get(path);
   if (digest === undefined) {
     digest = poseidon(pathWitness(path));
-    if (pathDigests.size >= PATH_DIGESTS_KEPT) pathDigests.clear();
-    pathDigests.set(path, digest);
+    if (path.length <= PATH_DIGEST_KEY_MAX) {
+      if (pathDigests.size >= PATH_DIGESTS_KEPT) pathDigests.clear();
+      pathDigests.set(path, digest);
+    }
   }
   return digest;
 }
