@@ -21,7 +21,7 @@ import {
   witnessFails,
   type TestCircuit,
 } from "../helpers/circuit.js";
-import { solve } from "../helpers/witness-solver.js";
+import { play } from "../helpers/adversary.js";
 
 const P = FIELD_MODULUS;
 const signal = signalValue;
@@ -29,17 +29,6 @@ const strings = (xs: readonly bigint[]) => xs.map(String);
 const mod = (x: bigint) => ((x % P) + P) % P;
 const ZETA = 0x2bd0f3a1c9e4n;
 const N = 4;
-
-/**
- * Every main input fixed to its value in `reference`, for the witness solver; the outputs (which the r1cs
- * numbers first, among main's signals) are left for the solver to derive.
- */
-const inputsOf = (c: TestCircuit, reference: readonly bigint[], outputs: readonly string[] = []) => {
-  const derived = new Set(outputs.map((name) => c.signals.get(name)!));
-  const fixed = new Map<number, bigint>();
-  for (let k = 1; k <= c.nInputs; k++) if (!derived.has(k)) fixed.set(k, reference[k]!);
-  return fixed;
-};
 
 describe("DistinctRootsFrom (4 rows a segment)", () => {
   let c: TestCircuit;
@@ -181,20 +170,16 @@ describe("DistinctRootsFrom (4 rows a segment)", () => {
     const d = fieldInverse(ZETA - 7n);
     const roots = mod((ZETA - 7n) * (ZETA - 7n));
     const wanted = mod(fieldInverse(roots) - 2n * d); // fractions = 1 / roots
-    const reference = await c.witness(input(s, START));
-    expect(mod(runOut(reference).roots * runOut(reference).fractions)).not.toBe(1n);
-    const forged = solve(
-      c.system,
-      c.nVars,
-      new Map([
-        ...inputsOf(c, reference, ["rootsOut", "fractionsOut", "firstsOut"]),
-        [c.signals.get("inv[2]")!, wanted],
-      ]),
-      reference,
-    );
+    const honest = runOut(await c.witness(input(s, START)));
+    expect(mod(honest.roots * honest.fractions)).not.toBe(1n);
+    const forged = await play(c, {
+      input: input(s, START),
+      derive: ["rootsOut", "fractionsOut", "firstsOut"],
+      override: () => ({ "inv[2]": wanted }),
+    });
     // The solver finds the certifying run, and the build's r1cs refuses it: inv · (1 − first) = 0.
     expect(mod(signal(c, forged.witness, "fractionsOut") * roots)).toBe(1n);
-    expect(forged.broken).toBeGreaterThanOrEqual(0);
+    expect(forged.accepted).toBe(false);
   });
 
   it("has no witness where a first row's key is zeta", async () => {
@@ -299,15 +284,12 @@ describe("SessionArgumentClose", () => {
     // The prover wants empty = 1 while firsts = 3 and the certificate fails; it picks IsZero's `<--` inverse
     // after seeing every input, and the solver derives the rest from the build's r1cs.
     const bad = input({ fractions: 0n });
-    const reference = await c.lenientWitness(bad);
-    expect(reference.failedAsserts).toBe(1);
+    expect((await c.lenientWitness(bad)).failedAsserts).toBe(1);
     const hints = signalsMatching(c, /\.inv$/);
     expect(hints).toHaveLength(1);
-    const fixed = inputsOf(c, reference.witness);
     for (const inv of [0n, 1n, fieldInverse(3n), P - 1n, 0xdeadbeefn]) {
-      fixed.set(c.signals.get(hints[0]!)!, inv);
-      const forged = solve(c.system, c.nVars, fixed, reference.witness, [c.signals.get(hints[0]!)!]);
-      expect(forged.broken, `inv ${inv}`).toBeGreaterThanOrEqual(0);
+      const forged = await play(c, { input: bad, override: () => ({ [hints[0]!]: inv }) });
+      expect(forged.accepted, `inv ${inv}`).toBe(false);
     }
     // The empty flag forged directly breaks IsZero too.
     const w = await c.witness(input());

@@ -13,6 +13,11 @@ export interface Move {
   input: Record<string, unknown>;
   /** Internal signals (sym names) to set, given the witness solved without them. */
   override?: (peek: Peek) => Record<string, bigint>;
+  /**
+   * Main outputs (sym names) the solver derives instead of taking the honest witness's: a gadget tested as main
+   * hands on its outputs where a whole circuit would go on computing with them.
+   */
+  derive?: readonly string[];
 }
 
 export interface Played {
@@ -25,8 +30,9 @@ export interface Played {
 
 export async function play(c: TestCircuit, move: Move): Promise<Played> {
   const { witness: reference } = await c.lenientWitness(move.input);
+  const derived = new Set((move.derive ?? []).map((name) => index(c, name)));
   const inputs = new Map<number, bigint>();
-  for (let k = 1; k <= c.nInputs; k++) inputs.set(k, reference[k]!);
+  for (let k = 1; k <= c.nInputs; k++) if (!derived.has(k)) inputs.set(k, reference[k]!);
   const hints = hintSignals(c);
   let result = solve(c.system, c.nVars, inputs, reference, hints);
   // Twice, so an override may depend on values that depend on another override.
