@@ -4,8 +4,9 @@ import { configDefaults, defineConfig } from "vitest/config";
  * Suites that run only in `npm run test:full` (ZKVAI_FULL=1), which `.ci/run` runs after `npm test`: the
  * adversarial sweeps of AAP-2…5 (npm test keeps AAP-1's narrow sweep and every targeted exploit in
  * test/adversary/exploits.test.ts) and the multi-process provider runtime (a hardhat node, a recorder and a
- * watcher as child processes, killed and restarted), the segment-chain attacks on real proofs and the segment
- * circuits' predicate carriers. Keeps a fresh `npm test` within its 10 minutes.
+ * watcher as child processes, killed and restarted), the `vai` flow as processes against a hardhat node, the
+ * segment-chain attacks on real proofs and the segment circuits' predicate carriers. Keeps a fresh `npm test`
+ * within its 10 minutes (595 s and 630 s measured fresh before the `vai` flow moved here).
  */
 const FULL_ONLY = [
   "test/adversary/aap2.sweep.test.ts",
@@ -25,6 +26,9 @@ const FULL_ONLY = [
   "test/circuits/segment-limits.test.ts",
   "test/circuits/segment-authorization.test.ts",
   "test/e2e/segments.test.ts",
+  // The whole `vai` flow as separate processes against a real hardhat node (about 50 s): a multi-process
+  // service test. npm test keeps the CLI's in-process tests (test/cli/check, config, vai-input).
+  "test/cli/vai-flow.test.ts",
 ];
 
 export default defineConfig({
