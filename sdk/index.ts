@@ -11,7 +11,7 @@ export {
   type StoredPromise,
   type StoredSession,
 } from "./store.js";
-export { registerPromise, type PromiseSpec } from "./promises.js";
+export { NoVerifierError, registerPromise, type PromiseSpec } from "./promises.js";
 export { DEFAULT_POLICY, type CheckpointPolicy } from "./checkpointer.js";
 export { jsonLogger, memoryLogger, silentLogger, type Logger } from "./log.js";
 export type { CoveringPromise, PromiseRef } from "./guard.js";

@@ -23,6 +23,7 @@
 //   sdk/core/segments.ts      SEGMENT_ERROR
 //   sdk/chain/deployment.ts   BAD_DEPLOYMENT
 //   sdk/store.ts              STORE_CONFLICT, STORE_FAILED
+//   sdk/promises.ts           NO_VERIFIER
 //   sdk/adapters              BAD_HARNESS_INPUT, OUTCOME_UNKNOWN, FAILED_RESULT, TOOL_REFUSED,
 //                             OPENCLAW_TOOL_ERROR
 //   sdk/user                  SETTLEMENT_INVALID, SETTLEMENT_UNCHECKABLE
