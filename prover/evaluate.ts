@@ -1,6 +1,7 @@
 // "Does this trace keep this promise?", answered off-chain: the TS oracle's verdict, and on request a local
 // Groth16 proof with the circuit the escrow would verify a claim on that trace with. `vai check` is this
 // function behind argv; a provider runs it to try a promise on recorded traces before registering it.
+import { existsSync } from "node:fs";
 import { encodeSlots } from "../sdk/core/encoding.js";
 import { outcomeOf, capacityOfDepth } from "../sdk/core/claim.js";
 import { InputError } from "../sdk/core/errors.js";
@@ -10,7 +11,7 @@ import type { EncodingProfile } from "../sdk/core/profile.js";
 import type { TraceRecord } from "../sdk/core/records.js";
 import type { ImportOptions } from "../sdk/core/import-vai.js";
 import { readInstances } from "./artifacts/instances.js";
-import { circuitArtifacts } from "./artifacts/manifest.js";
+import { circuitArtifacts, manifestPath } from "./artifacts/manifest.js";
 import { builtCircuitFor } from "./claims.js";
 import { prove, verifyLocally } from "./prove.js";
 import { capacityProblem, claimInput, shapeOf } from "./witness.js";
@@ -42,6 +43,11 @@ export async function evaluatePromise(
   opts: {
     prove?: boolean;
     onProve?: (circuit: string, run: () => Promise<LocalProof>) => Promise<LocalProof>;
+    /**
+     * Builds one circuit of circuits/instances.json (setup's `--only`). Given, a trace no built circuit holds is
+     * proven with the smallest instance that does, built first: `vai check --prove` in a fresh checkout.
+     */
+    build?: (circuit: string) => Promise<void>;
   } = {},
 ): Promise<Evaluation> {
   const def = doc.predicate;
@@ -56,7 +62,8 @@ export async function evaluatePromise(
     records: trace.records.length,
     verdict: { ...verdict, seq: verdict.seq === null ? null : trace.seqOf(verdict.seq) },
   };
-  if (opts.prove) out.circuit = await proveLocally(def, doc.theta, profile, trace.records, opts.onProve);
+  if (opts.prove)
+    out.circuit = await proveLocally(def, doc.theta, profile, trace.records, opts.onProve, opts.build);
   return out;
 }
 
@@ -77,18 +84,28 @@ function profileFromTrace(
  * that does (and the command that builds it), or, when none does, that none can yet.
  */
 function capacityHint(def: AnyPredicate, records: readonly TraceRecord[]): string {
-  const table = readInstances().filter((i) => i.predicate === def.id);
-  const fitting = table
-    .filter((i) => capacityProblem(def, records, 0, shapeOf(i.params)) === null)
-    .sort((a, b) => Number(a.params.depth) - Number(b.params.depth));
+  const table = readInstances().filter((i) => i.predicate === def.id && i.kind !== "segment");
+  const i = smallestFitting(def, records);
   const what = `no built ${def.id} circuit holds ${records.length} records`;
-  if (fitting.length) {
-    const i = fitting[0]!;
+  if (i) {
     const capacity = capacityOfDepth(Number(i.params.depth));
     return `${what}; build ${i.name} (${capacity} records) with \`npm run setup -- --only ${i.name}\``;
   }
   const largest = Math.max(...table.map((i) => capacityOfDepth(Number(i.params.depth))));
   return `${what}, and no ${def.id} instance in circuits/instances.json does (the largest holds ${largest}): a trace this long cannot be proven yet`;
+}
+
+/** The smallest whole-claim instance of circuits/instances.json that holds the trace, built or not. */
+function smallestFitting(def: AnyPredicate, records: readonly TraceRecord[]) {
+  return readInstances()
+    .filter((i) => i.predicate === def.id && i.kind !== "segment")
+    .filter((i) => capacityProblem(def, records, 0, shapeOf(i.params)) === null)
+    .sort((a, b) => Number(a.params.depth) - Number(b.params.depth))[0];
+}
+
+/** The built circuit a claim on n records is verified with; none before anything is built. */
+function builtFor(def: AnyPredicate, n: number) {
+  return existsSync(manifestPath()) ? builtCircuitFor(def.id, n) : undefined;
 }
 
 /** Proves with the circuit the escrow would pick for this many records (selectCircuit), as a claim would. */
@@ -98,8 +115,14 @@ async function proveLocally(
   profile: EncodingProfile,
   records: readonly TraceRecord[],
   wrap: (circuit: string, run: () => Promise<LocalProof>) => Promise<LocalProof> = (_, run) => run(),
+  build?: (circuit: string) => Promise<void>,
 ): Promise<LocalProof> {
-  const chosen = builtCircuitFor(def.id, records.length);
+  let chosen = builtFor(def, records.length);
+  const buildable = chosen ? undefined : smallestFitting(def, records);
+  if (!chosen && build && buildable) {
+    await build(buildable.name);
+    chosen = builtFor(def, records.length);
+  }
   if (!chosen) throw new InputError(capacityHint(def, records));
   const problem = capacityProblem(def, records, 0, chosen.shape);
   if (problem)

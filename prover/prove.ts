@@ -4,6 +4,7 @@ import * as snarkjs from "snarkjs";
 import { packProof, type Groth16ProofJson } from "../sdk/core/claim.js";
 import type { CircuitArtifacts } from "./artifacts/manifest.js";
 import { warmProver } from "./warm-prover.js";
+import { verifyGroth16, withCurveThreads } from "../sdk/chain/groth16.js";
 import type { CircuitInput } from "./witness.js";
 import { ZkvaiError } from "../sdk/core/errors.js";
 
@@ -21,7 +22,11 @@ export class ProofError extends ZkvaiError {
   override name = "ProofError";
 }
 
-export async function prove(artifacts: CircuitArtifacts, input: CircuitInput): Promise<ProofResult> {
+export function prove(artifacts: CircuitArtifacts, input: CircuitInput): Promise<ProofResult> {
+  return withCurveThreads(() => proveHeld(artifacts, input));
+}
+
+async function proveHeld(artifacts: CircuitArtifacts, input: CircuitInput): Promise<ProofResult> {
   await warmProver();
   const started = performance.now();
   let out: { proof: snarkjs.Groth16Proof; publicSignals: snarkjs.PublicSignals };
@@ -42,12 +47,17 @@ export async function prove(artifacts: CircuitArtifacts, input: CircuitInput): P
 }
 
 export async function verifyLocally(artifacts: CircuitArtifacts, result: ProofResult): Promise<boolean> {
-  await warmProver();
   const vkey = JSON.parse(readFileSync(artifacts.vkey, "utf8"));
-  return snarkjs.groth16.verify(vkey, result.publicSignals.map(String), result.proof as snarkjs.Groth16Proof);
+  return withCurveThreads(async () => {
+    await warmProver();
+    return verifyGroth16(vkey, result.publicSignals, result.proof);
+  });
 }
 
-/** snarkjs keeps worker threads alive; call once when a process is done proving. */
+/**
+ * Ends snarkjs' worker threads now. Optional: they no longer hold the process open between proofs
+ * (sdk/chain/groth16.ts), but a long-lived process that is done proving may free their memory.
+ */
 export async function releaseProver(): Promise<void> {
   await (globalThis as { curve_bn128?: { terminate(): Promise<void> } }).curve_bn128?.terminate();
 }

@@ -17,6 +17,7 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { readmeBlock } from "./lib/readme-blocks.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -139,6 +140,14 @@ try {
     sh(process.execPath, ["smoke.mjs"], { cwd: project, env }),
   );
   console.log(out.trim());
+  // The README's library snippet, exactly as written, in the installed project: it settles, verifies and exits.
+  writeFileSync(path.join(project, "readme-snippet.mjs"), readmeBlock(ROOT, "library").code);
+  const snippet = step("node readme-snippet.mjs: the README's library snippet as written", () =>
+    sh(process.execPath, ["readme-snippet.mjs"], { cwd: project, env }),
+  );
+  if (!/^violation proven, user paid/m.test(snippet))
+    throw new Error(`the README's library snippet printed no settlement:\n${snippet}`);
+  console.log(snippet.trim());
   console.log("package smoke test passed");
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -9,9 +9,9 @@
 // Any number of connections, in any processes of one host, may share a file. Before a record
 // is acknowledged the path must still name the file opened: a store unlinked or replaced under
 // a running session would take records that no later process can read back.
-import { statSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { hostname } from "node:os";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { canonicalJson } from "./core/canonical.js";
 import { parseProfile, profileHash, type EncodingProfile } from "./core/profile.js";
@@ -143,6 +143,8 @@ export class TraceStore {
     const absolute = memory ? undefined : resolve(path);
     let db: Database.Database;
     try {
+      // A store's folder (`.vai/` by default) is made on first use, as a fresh checkout has none.
+      if (absolute) mkdirSync(dirname(absolute), { recursive: true });
       db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = FULL");

@@ -31,6 +31,12 @@ export async function deployZkVai(
   opts: {
     rpcUrl?: string;
     checkpointInterval?: number;
+    /**
+     * Seconds after close before a claim can be proven: the user's time to post a receipt the provider signed
+     * (docs/PROTOCOL.md "Receipts"). Default: 0 on a development chain (sdk/dev: embeddedChain, devRpcChain,
+     * `vai node`), where the provider and the user are the same developer, so a claim settles right after
+     * close; DEFAULT_RECEIPT_WINDOW_S (an hour) on any other chain.
+     */
     receiptWindow?: number;
     /** false: register no segment verifier, so long sessions cannot settle (tests of that path). */
     segments?: boolean;
@@ -49,8 +55,7 @@ export async function deployZkVai(
       "the manifest lists no whole-claim circuit (the escrow needs one; segment circuits alone do not deploy): run `npm run setup -- --group test`",
     );
   const checkpointInterval = opts.checkpointInterval ?? CHECKPOINT_INTERVAL;
-  // In-process test chains pass 0 to settle right after close; everything else waits for the user's receipt.
-  const receiptWindow = opts.receiptWindow ?? DEFAULT_RECEIPT_WINDOW_S;
+  const receiptWindow = opts.receiptWindow ?? defaultReceiptWindow(chain);
   // Each circuit must fold exactly the entries the budget lets a session of its capacity reach, or the escrow's
   // constructor reverts (CheckpointsMismatch). Checked here first, so a stale build spends no gas.
   const planned = circuits.map(([name, c]) => {
@@ -153,4 +158,10 @@ export async function deployZkVai(
     record,
     gas: { poseidon3: poseidon.gasUsed, escrow: escrow.gasUsed, verifiers: verifierGas },
   };
+}
+
+/** The receipt window a deployment gets unless told: none on a development chain, an hour elsewhere. */
+export function defaultReceiptWindow(chain: ChainHandle): number {
+  // Development handles carry a test client (sdk/dev): their clock is the developer's to move.
+  return "testClient" in chain ? 0 : DEFAULT_RECEIPT_WINDOW_S;
 }

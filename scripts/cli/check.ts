@@ -9,6 +9,7 @@ import { evaluatePromise, traceImportOptions } from "../../prover/evaluate.js";
 import { releaseProver } from "../../prover/prove.js";
 import { Progress } from "../../prover/artifacts/progress.js";
 import { InputError, readJsonFile } from "./common.js";
+import { checkoutBuilder } from "./setup.js";
 import { PREDICATE_LIST } from "../../sdk/core/predicates/index.js";
 
 /** The registered predicates, as usage texts name them: one of "AAP-1" | "AAP-2" | … */
@@ -66,8 +67,11 @@ export async function check(promiseFile: string, traceFile: string, withProof: b
   const trace = parseTraceText(readFileSync(traceFile, "utf8"), traceImportOptions(doc));
   // stdout carries the JSON result; progress goes to stderr.
   const progress = new Progress({ total: 1, stream: process.stderr });
+  const build = checkoutBuilder();
   return evaluatePromise(doc, trace, {
     prove: withProof,
     onProve: (circuit, run) => progress.step(`prove with ${circuit}`, run),
+    // In a checkout, a circuit not built yet is built on first use (a minute for the small ones).
+    build: build && ((circuit) => build(["--only", circuit])),
   });
 }

@@ -2,7 +2,8 @@
 // Both write the deployment file every other command reads.
 import { existsSync } from "node:fs";
 import { formatEther } from "viem";
-import { loadManifest } from "../../prover/artifacts/manifest.js";
+import { loadManifest, manifestPath } from "../../prover/artifacts/manifest.js";
+import { checkoutBuilder } from "./setup.js";
 import { startHardhatNode } from "../../sdk/dev/hardhat-node.js";
 import { Progress } from "../../prover/artifacts/progress.js";
 import {
@@ -31,11 +32,21 @@ export const nodeCommand: Command = {
         config: CHAIN_OPTIONS.config,
         json: CHAIN_OPTIONS.json,
         verbose: { type: "boolean", default: false },
-        "receipt-window": { type: "string", default: String(DEFAULT_RECEIPT_WINDOW_S) },
+        // A local node is a developer's: claims settle right after close unless a window is asked for.
+        "receipt-window": { type: "string", default: "0" },
       });
       const receiptWindow = parseInteger(values["receipt-window"]!, "--receipt-window", 0, 3 * 86_400 - 1);
       const port = parseInteger(values.port!, "--port", 1, 65535);
       const config = loadConfig({ deployment: values.deployment, config: values.config });
+      // A fresh checkout has built nothing: the demo's circuits (about a minute) give a node whose promises
+      // settle, AAP-4 by whole-claim proofs and AAP-3 by segments; `vai setup` builds the rest.
+      const build = checkoutBuilder();
+      if (!existsSync(manifestPath()) && build) {
+        process.stderr.write(
+          "vai node: no circuits built yet; building the demo group first (vai setup --group demo)\n",
+        );
+        await build(["--group", "demo"]);
+      }
       loadManifest();
       // Before the node starts: a signal must stop it, never kill this process and orphan the node.
       const stop = abortOnSignals();

@@ -48,6 +48,28 @@ export const setupCommand: Command = {
     }),
 };
 
+/**
+ * Builds circuits (setup's flags) in a child process, for a command that finds nothing built in a checkout; the
+ * build's report goes to stderr, so a command whose stdout is JSON stays parseable. Undefined outside a checkout,
+ * where nothing can be built (prover/artifacts/setup.ts): the caller then says what to build, and where.
+ */
+export function checkoutBuilder(): ((args: string[]) => Promise<void>) | undefined {
+  const setup = path.join(REPO_ROOT, "scripts/setup.ts");
+  const tsx = path.join(REPO_ROOT, "node_modules", "tsx", "dist", "cli.mjs");
+  if (!existsSync(setup) || !existsSync(tsx)) return undefined;
+  return async (args) => {
+    const exit = await new Promise<number | null>((resolve, reject) => {
+      const child = spawn(process.execPath, [tsx, setup, ...args], {
+        cwd: REPO_ROOT,
+        stdio: ["ignore", process.stderr, process.stderr],
+      });
+      child.once("error", reject);
+      child.once("exit", resolve);
+    });
+    if (exit !== 0) throw new Error(`building ${args.join(" ")} failed (setup exited with code ${exit})`);
+  };
+}
+
 export function manifestTable(manifest: Manifest): string {
   const header = ["circuit", "constraints", "zkey sha256", "verifier contract"];
   const rows = Object.entries(manifest.circuits).map(([name, c]) => [

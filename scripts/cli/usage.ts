@@ -28,7 +28,7 @@ Builds the demo circuit if needed (vai setup --group demo), then runs the whole 
 an in-process chain: an AAP-4 promise, three sessions, three claims, two settled by proofs and one
 by default. Exits non-zero if any money moves differently from the protocol.
 exit codes: 0 the demo's checks passed, 1 they did not (or the build failed), 2 bad input`,
-  node: `usage: vai node [--port 8545] [--deployment <file>] [--verbose]
+  node: `usage: vai node [--port 8545] [--deployment <file>] [--receipt-window <s>] [--verbose]
 
 Starts a local chain (\`hardhat node\`, chain 31337, 20 funded unlocked accounts), deploys
 zkVAI on it (Poseidon(3), one verifier per circuit in build/manifest.json, the Escrow) from the
@@ -37,7 +37,8 @@ stays up until Ctrl-C / SIGTERM, which stops the node. The chain lives in memory
   --port <n>     JSON-RPC port on 127.0.0.1 (default 8545)
   --verbose      print the node's own log (every request) on stderr
   --receipt-window <s>   seconds settle waits after a session's close, for the user's receipt
-                         (default 3600; 0 settles at once, for tests only)
+                         (default 0 on this development node: a claim settles right after close;
+                         vai deploy's default for real chains is 3600)
 exit codes: 0 stopped by a signal, 1 the node or the deployment failed, 2 bad input`,
   deploy: `usage: vai deploy [--rpc-url <url>] [--deployment <file>] [--force]
 

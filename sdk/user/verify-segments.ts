@@ -2,7 +2,7 @@
 // transaction named, each link's proof taken from its proveSegment transaction and verified locally under the
 // segment circuit's key, against the claim digest rebuilt from the escrow's storage. verify-settlement.ts
 // does the rest (the escrow's code, the settle transaction) and hands over here.
-import * as snarkjs from "snarkjs";
+import { verifyGroth16 } from "../chain/groth16.js";
 import { decodeFunctionData, getAddress, isAddressEqual, type Address, type Hex } from "viem";
 import type { EscrowClient } from "../chain/escrow.js";
 import type { ChainHandle } from "../chain/network.js";
@@ -99,11 +99,7 @@ export async function verifySegmentedSettlement(o: {
     const words = call.args[3] as readonly bigint[];
     let ok = false;
     try {
-      ok = await snarkjs.groth16.verify(
-        vkey as never,
-        [digest, stateIn, stateOut].map(String),
-        unpackProof(words) as snarkjs.Groth16Proof,
-      );
+      ok = await verifyGroth16(vkey, [digest, stateIn, stateOut], unpackProof(words));
     } catch (e) {
       throw new SettlementInvalid(`segment ${j - 1}'s proof is malformed: ${describeError(e)}`);
     }

@@ -5,7 +5,7 @@
 // on-chain code (the file links live in evidence.ts). Any broken link is the reason the settlement is not valid;
 // docs/PROTOCOL.md "Verifying a settlement" lists them.
 import path from "node:path";
-import * as snarkjs from "snarkjs";
+import { verifyGroth16 } from "../chain/groth16.js";
 import { decodeFunctionData, getAddress, isAddressEqual, type Abi, type Address, type Hex } from "viem";
 import { ClaimStatus, EscrowClient, POSEIDON3_ABI } from "../chain/escrow.js";
 import { ESCROW_ABI } from "../chain/generated/escrow-abi.js";
@@ -327,7 +327,7 @@ export async function verifySettlement(opts: {
   const proof = unpackProof(words);
   let ok = false;
   try {
-    ok = await snarkjs.groth16.verify(vkey as never, inputs.map(String), proof as snarkjs.Groth16Proof);
+    ok = await verifyGroth16(vkey, inputs, proof);
   } catch (e) {
     throw new SettlementInvalid(`the proof is malformed: ${describeError(e)}`);
   }
