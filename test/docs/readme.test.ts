@@ -61,7 +61,7 @@ function run(cmd: string, args: string[], cwd: string, hangMs: number): Promise<
 
 describe("README", () => {
   it("marks its runnable blocks", () => {
-    const blocks = readmeBlocks(REPO_ROOT);
+    const blocks = readmeBlocks(REPO_ROOT, "run");
     expect([...blocks.keys()].sort()).toEqual(["library", "local"]);
     expect(blocks.get("library")!.lang).toBe("js");
     expect(blocks.get("local")!.lang).toBe("sh");
