@@ -261,8 +261,19 @@ async function balances(
   return out as { provider: bigint; user: bigint };
 }
 
-main().catch(async (e) => {
-  console.error(`\ndemo failed: ${(e as Error)?.stack ?? e}`);
-  await releaseProver();
-  process.exit(1);
+// A demo whose event loop ran dry before the last settlement would otherwise exit 0 having checked nothing.
+let finished = false;
+process.on("exit", (code) => {
+  if (code === 0 && !finished) {
+    console.error("\ndemo failed: it ended before every claim was settled");
+    process.exitCode = 1;
+  }
 });
+
+main()
+  .then(() => (finished = true))
+  .catch(async (e) => {
+    console.error(`\ndemo failed: ${(e as Error)?.stack ?? e}`);
+    await releaseProver();
+    process.exit(1);
+  });

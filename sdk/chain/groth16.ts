@@ -1,48 +1,54 @@
 // snarkjs proves and verifies on a BN254 curve that it builds once and caches on globalThis, with a pool of
 // worker threads. Left alone, those threads keep Node's event loop alive for ever: a script that proved or
-// verified once would never exit unless it terminated the pool (releaseProver). Here the pool's threads are
-// referenced only while a proof or a verification is running, so a finished script exits on its own, and a
-// later call in the same process still finds the pool warm. One home for the prover and the user's verifier.
+// verified once would never exit unless it terminated the pool (releaseProver). Here every proof and
+// verification runs through withCurveThreads, and once none has run for IDLE_RELEASE_MS the pool is
+// terminated, so a finished script exits on its own; the next proof builds it again (about half a second).
+//
+// Why terminate rather than unref the threads: an unreferenced pool lets Node exit in the middle of any
+// snarkjs call that does not come through here (the process's other snarkjs users share the cached curve),
+// silently, with exit code 0. A terminated pool fails safe: a later direct call builds a new, referenced one.
+// One home for the prover and the user's verifier.
 import * as snarkjs from "snarkjs";
 
-/** A thread the event loop can be told to wait for, or not: Node's worker_threads.Worker. */
-interface Referable {
-  ref(): void;
-  unref(): void;
+/** How long the pool may sit idle before it is terminated: longer than the gaps inside one claim's work. */
+export const IDLE_RELEASE_MS = 2_000;
+
+interface CachedCurve {
+  terminate(): Promise<void>;
+  /** ffjavascript's thread manager: `working[i]` while thread i runs a task (any caller's). */
+  tm?: { working?: boolean[] };
 }
+
+const cachedCurve = () => (globalThis as { curve_bn128?: CachedCurve | null }).curve_bn128 ?? undefined;
 
 let running = 0;
+let idleTimer: NodeJS.Timeout | undefined;
 
-/** The worker threads under ffjavascript's web-worker wrappers (each keeps its Node Worker under a symbol). */
-function curveThreads(): Referable[] {
-  const curve = (globalThis as { curve_bn128?: { tm?: { workers?: object[] } } | null }).curve_bn128;
-  const threads: Referable[] = [];
-  for (const wrapper of curve?.tm?.workers ?? []) {
-    for (const key of Object.getOwnPropertySymbols(wrapper)) {
-      const inner = (wrapper as Record<symbol, unknown>)[key] as Partial<Referable> | undefined;
-      if (typeof inner?.ref === "function" && typeof inner.unref === "function")
-        threads.push(inner as Referable);
-    }
-  }
-  return threads;
+function releaseWhenIdle(): void {
+  clearTimeout(idleTimer);
+  idleTimer = setTimeout(() => {
+    const curve = cachedCurve();
+    if (running > 0 || !curve) return;
+    // A thread still busy is someone else's snarkjs call on the shared curve: wait for it.
+    if (curve.tm?.working?.some(Boolean)) return releaseWhenIdle();
+    void curve.terminate();
+  }, IDLE_RELEASE_MS);
+  // The pool's own threads hold the process until then; the timer itself holds nothing.
+  idleTimer.unref();
 }
 
-/**
- * Runs `work` (anything that uses snarkjs' cached curve) with the curve's threads holding the process open;
- * once no such work is left, they stop holding it. Calls may overlap.
- */
+/** Runs `work` (anything that uses snarkjs' cached curve); the curve's pool is released once all such work is done. */
 export async function withCurveThreads<T>(work: () => Promise<T>): Promise<T> {
   running++;
-  for (const t of curveThreads()) t.ref();
+  clearTimeout(idleTimer);
   try {
     return await work();
   } finally {
-    // A pool built during `work` is covered too: it is looked up again here.
-    if (--running === 0) for (const t of curveThreads()) t.unref();
+    if (--running === 0) releaseWhenIdle();
   }
 }
 
-/** snarkjs' Groth16 verification, holding the process open only while it runs. */
+/** snarkjs' Groth16 verification, through withCurveThreads. */
 export function verifyGroth16(
   vkey: unknown,
   publicSignals: readonly (string | bigint)[],
