@@ -15,6 +15,8 @@ const FULL_ONLY = [
   "test/adversary/aap5.sweep.test.ts",
   "test/integration/provider-runtime.test.ts",
   "test/full/segment-attacks.test.ts",
+  // A lying BullMQ worker against the claim watcher (issue 34, finding 3): 9 real segment proofs, about 2 min.
+  "test/full/segment-queue-liar.test.ts",
   // The predicates' carried state (AAP-2's scope log and named violations, AAP-4's recipient log, AAP-5's
   // totals and its repeat argument, AAP-1's authorization chains, attacked with forged labels) on their
   // own compiled segment circuits, and the violated chain through the local pool. npm test keeps the chain's

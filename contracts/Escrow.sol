@@ -72,8 +72,8 @@ contract Escrow is EscrowSegments {
         emit PromiseFunded(promiseId, msg.sender, msg.value, reserve);
     }
 
-    /// @notice Ends new coverage: sessions opened from now on are not covered, and claims on earlier sessions
-    /// close CLAIM_WINDOW from now at the latest. The provider only, once.
+    /// @notice Ends new coverage: openSession refuses the promise from now on, and claims on sessions it covers
+    /// close CLAIM_WINDOW from now at the latest (their earmarks stay until then). The provider only, once.
     function retirePromise(uint256 promiseId) external {
         PromiseState storage p = _promise(promiseId);
         if (msg.sender != p.provider) revert NotProvider();
@@ -84,22 +84,36 @@ contract Escrow is EscrowSegments {
         emit PromiseRetired(promiseId, block.timestamp, nonce);
     }
 
-    /// @notice Credits what is left of the reserve to the provider: once, after retirement + CLAIM_WINDOW (when
-    /// no claim can be filed any more), and only with no claim open.
+    /// @notice Credits the free reserve (availableReserve: what no covered session's earmark holds) to the
+    /// provider, at any time, retired or not: every session the promise covers has its payout earmarked since it
+    /// opened, so the free part backs nobody. The earmarks stay until their claims end or their windows pass
+    /// (releaseCoverage); a promise withdrawn to 0 covers no new session until it is funded again.
     function withdrawReserve(uint256 promiseId) external {
         PromiseState storage p = _promise(promiseId);
         if (msg.sender != p.provider) revert NotProvider();
-        if (p.retiredNonce == 0) revert PromiseNotRetired(promiseId);
-        if (p.reserveWithdrawn) revert ReserveAlreadyWithdrawn(promiseId);
-        uint256 endsAt = uint256(p.retiredAt) + CLAIM_WINDOW;
-        if (block.timestamp <= endsAt) revert ClaimWindowOpen(endsAt);
-        if (p.openClaims != 0) revert ClaimsOpen(p.openClaims);
-
-        uint256 amount = p.reserve;
-        p.reserve = 0;
-        p.reserveWithdrawn = true;
+        uint256 amount = _available(p);
+        if (amount == 0) revert NothingToWithdraw();
+        p.reserve -= uint112(amount); // amount <= reserve
         _credit(msg.sender, amount);
         emit ReserveWithdrawn(promiseId, msg.sender, amount);
+    }
+
+    /// @notice Gives a session's earmark on a promise back to the free reserve once the pair's claim window has
+    /// ended (claimDeadline passed) with no claim open: nothing can spend it any more. Anyone may call it (the
+    /// provider's SDK does, for its own sessions: EscrowClient.releaseExpired). A claim that was settled or
+    /// defaulted released its earmark already.
+    function releaseCoverage(bytes32 sessionId, uint256 promiseId) external {
+        Session storage s = _session(sessionId);
+        PromiseState storage p = _promise(promiseId);
+        Pair storage pair = _pairs[sessionId][promiseId];
+        if (pair.coverage != Coverage.Earmarked) revert NotCovered();
+        uint256 claimId = pair.openClaimId;
+        if (claimId != 0) revert ClaimAlreadyOpen(claimId);
+        uint256 deadline = _claimDeadline(s, p);
+        if (block.timestamp <= deadline) revert ClaimWindowOpen(deadline);
+        pair.coverage = Coverage.Released;
+        p.earmarks -= 1;
+        emit CoverageReleased(sessionId, promiseId, p.payout, _available(p));
     }
 
     // ---------------------------------------------------------------- sessions
@@ -107,7 +121,13 @@ contract Escrow is EscrowSegments {
     /// @notice The caller becomes the session's provider and binds `user`, the only account that may claim. The id's
     /// top 20 bytes must be the caller's address (sdk/chain/escrow.ts scopedSessionId), so nobody who copies the
     /// transaction from the mempool can take the id first.
-    function openSession(bytes32 sessionId, address user, uint256 profileHash) external {
+    /// Coverage is decided here, once: each promise in `cover` must be the caller's, not retired, and pinned to
+    /// `profileHash` (else the call reverts), and each one whose free reserve holds its payout earmarks it for this
+    /// session (SessionCovered, covered = true). Only a claim on this session can spend that earmark, and nothing
+    /// the provider does later (self-claims on other sessions, retiring, withdrawing) can take it back. A promise
+    /// short of free reserve leaves the session uncovered by it, visibly: SessionCovered with covered = false, and
+    /// coverageOf says None. An empty `cover` opens a session no promise covers.
+    function openSession(bytes32 sessionId, address user, uint256 profileHash, uint256[] calldata cover) external {
         _field(profileHash);
         if (address(bytes20(sessionId)) != msg.sender) revert ForeignSessionId(sessionId, msg.sender);
         if (user == address(0)) revert ZeroAddress();
@@ -120,6 +140,7 @@ contract Escrow is EscrowSegments {
         s.profileHash = profileHash;
         s.accWord = OPENED;
         emit SessionOpened(sessionId, msg.sender, user, profileHash, nonce);
+        for (uint256 i; i < cover.length; ++i) _earmark(sessionId, cover[i], profileHash);
     }
 
     /// @notice Folds (n, root) into the session's accumulator: acc = Poseidon(acc, n, root), where root is the
@@ -143,17 +164,21 @@ contract Escrow is EscrowSegments {
     ///  - spare = false: before close only, with a checkpoint's rules (n > lastN, the budget) and effects;
     ///    closeSession then refuses any final n below it (FinalBelowCheckpoint). A rule that fails reverts with its
     ///    own error, and nothing is spent;
-    ///  - spare = true: the session's one spare entry, the slot checkpointSlots reserves, at any time, claims open or
-    ///    not, with any n >= 1 and neither ordering nor budget. Before close an n above lastN raises lastN; after
-    ///    close an n above finalN leaves acc with an entry no proof over finalN records can match, and a head of
-    ///    another history matches no row of the final trace either: claims default and pay.
+    ///  - spare = true: the session's one spare entry, the slot checkpointSlots reserves, with any n >= 1 and
+    ///    neither ordering nor budget: before close at any time; after close before RECEIPT_WINDOW has passed, or
+    ///    later as long as no claim on the session has been filed (SpareReceiptTooLate otherwise). Before close an
+    ///    n above lastN raises lastN; after close an n above finalN leaves acc with an entry no proof over finalN
+    ///    records can match, and a head of another history matches no row of the final trace either: claims
+    ///    default and pay.
     /// The kind is the caller's, never inferred: were a receipt that fails the rules taken as the spare, a provider
     /// could spend the user's spare by front-running its receipt with a checkpoint, and then close short or commit
     /// another history with nothing left to show it. A user's best move is one spare after close, for its
     /// highest n: it shows truncation (n > finalN) and rewriting (its head is no row of the final trace) alike, and
     /// settle() waits RECEIPT_WINDOW after close for it, so the provider cannot close and settle in one block.
-    /// The cost to an honest provider: a spare posted while a claim is open changes acc, so a proof built before it
-    /// fails (InvalidProof) and is built again, at most once per session (one spare).
+    /// The deadline keeps the provider's whole proving time free of it: no proof can land before closedAt +
+    /// RECEIPT_WINDOW, and from then on a claimed session's acc cannot change, so every claim has its
+    /// PROOF_WINDOW from max(filing, closedAt + RECEIPT_WINDOW) on a fixed fold. A claim filed later than a spare
+    /// is proven against it from the start.
     /// @param v 27 or 28; (r, s) with s in the lower half of the curve order (sdk/core/receipt.ts normalises).
     function postReceipt(bytes32 sessionId, uint32 n, uint256 root, bool spare, uint8 v, bytes32 r, bytes32 s)
         external
@@ -170,6 +195,12 @@ contract Escrow is EscrowSegments {
             flags = sess.flags;
             if (flags & SPARE_RECEIPT != 0) revert SpareReceiptUsed(sessionId);
             if (n == 0) revert EmptyReceipt();
+            // Frozen once settlement is open on a claimed session: a spare then would void proofs the provider
+            // is building within its PROOF_WINDOW (settle and the segment path read acc from storage).
+            if (closed && flags & CLAIMED != 0) {
+                uint256 deadline = uint256(sess.closedAt) + RECEIPT_WINDOW;
+                if (block.timestamp >= deadline) revert SpareReceiptTooLate(deadline);
+            }
         } else {
             if (closed) revert AlreadyClosed(sessionId);
             _requireRules(n, lastN, count);
@@ -210,36 +241,28 @@ contract Escrow is EscrowSegments {
     // ---------------------------------------------------------------- claims
 
     /// @notice The session's user claims that the session violated the promise, with a bond. The promise must
-    /// cover the session (same provider and profile, registered before it opened, not retired before it opened),
-    /// the claim window must be open, the reserve not yet earmarked for open claims must hold the payout, and the
-    /// pair must be neither resolved nor already claimed. Filing earmarks the payout: reserve >= openClaims * payout
-    /// holds at all times, so every open claim can be paid.
+    /// cover the session (its payout earmarked for it at openSession), the claim window must be open, and the pair
+    /// must be neither resolved nor already claimed. The claim is paid from the session's own earmark, so no other
+    /// claim (a provider's self-claim on a sock-puppet session included) can leave it unpaid or front-run it.
     function fileClaim(bytes32 sessionId, uint256 promiseId) external payable returns (uint256 claimId) {
         Session storage s = _session(sessionId);
         if (msg.sender != s.user) revert NotUser();
         if (msg.value == 0) revert ZeroValue();
         if (msg.value > type(uint128).max) revert AmountTooLarge(msg.value);
         PromiseState storage p = _promise(promiseId);
-        if (p.provider != s.provider) revert ProviderMismatch();
-        // Strictly earlier: a promise registered after the session opened does not cover it retroactively.
-        uint48 sessionNonce = s.nonce;
-        if (p.nonce >= sessionNonce) revert NotCovered();
-        uint48 retiredNonce = p.retiredNonce;
-        if (retiredNonce != 0 && retiredNonce < sessionNonce) revert OpenedAfterRetirement();
+        Pair storage pair = _pairs[sessionId][promiseId];
+        Coverage coverage = pair.coverage;
+        if (coverage == Coverage.Resolved) revert PairResolved();
+        if (coverage == Coverage.None) revert NotCovered();
+        // Released comes only after the deadline, so it fails here.
         uint256 deadline = _claimDeadline(s, p);
         if (block.timestamp > deadline) revert ClaimWindowClosed(deadline);
-        if (p.profileHash != s.profileHash) revert ProfileMismatch();
-        Pair storage pair = _pairs[sessionId][promiseId];
-        if (pair.resolved) revert PairResolved();
         if (pair.openClaimId != 0) revert ClaimAlreadyOpen(pair.openClaimId);
-        // Earmark: every open claim's payout stays covered, so claims are paid in filing order and a claim filed
-        // later (a provider's self-claim included) can never leave an earlier one unpaid.
-        uint256 available = _available(p);
-        if (available < p.payout) revert InsufficientReserve(available, p.payout);
 
         claimId = ++claimCount;
         pair.openClaimId = uint64(claimId);
-        p.openClaims += 1;
+        uint8 flags = s.flags;
+        if (flags & CLAIMED == 0) s.flags = flags | CLAIMED;
         _claims[claimId] = Claim({
             status: ClaimStatus.Open,
             filedAt: uint48(block.timestamp),
@@ -253,7 +276,7 @@ contract Escrow is EscrowSegments {
 
     /// @notice Settles an open claim with a proof against the session's final commitment, within PROOF_WINDOW of
     /// filing. Anyone may submit it, for either outcome; the outcome is a public input, so nobody can pick it.
-    /// violated: the user gets payout + bond out of the reserve (earmarked when the claim was filed).
+    /// violated: the user gets payout + bond out of the session's earmark.
     /// satisfied: the provider gets the bond. Either way the pair is resolved for good.
     /// @param proof [a0, a1, b00, b01, b10, b11, c0, c1] in snarkjs `exportSolidityCallData` order.
     function settle(uint256 claimId, uint256[8] calldata proof, bool violated) external {
@@ -266,7 +289,7 @@ contract Escrow is EscrowSegments {
 
     /// @notice No proof within PROOF_WINDOW of filing: the user gets payout + bond, whoever calls. This is also
     /// the only answer to a session without a final commitment, which no proof can settle ("missing evidence
-    /// pays without provider action"). The payout was earmarked at filing, so the reserve always holds it.
+    /// pays without provider action"). The payout was earmarked when the session opened, so the reserve holds it.
     function claimDefault(uint256 claimId) external {
         Claim storage c = _claims[claimId];
         if (c.status != ClaimStatus.Open) revert ClaimNotOpen(claimId);
@@ -279,7 +302,7 @@ contract Escrow is EscrowSegments {
         if (reserve < payout) revert InsufficientReserve(reserve, payout);
 
         p.reserve = reserve - payout;
-        p.openClaims -= 1;
+        p.earmarks -= 1;
         c.status = ClaimStatus.Defaulted;
         bytes32 sessionId = c.sessionId;
         _resolve(sessionId, promiseId);
@@ -304,6 +327,25 @@ contract Escrow is EscrowSegments {
     }
 
     // ---------------------------------------------------------------- internals
+
+    /// openSession's check and earmark of one covering promise (see openSession).
+    function _earmark(bytes32 sessionId, uint256 promiseId, uint256 profileHash) private {
+        PromiseState storage p = _promise(promiseId);
+        if (p.provider != msg.sender) revert ProviderMismatch();
+        if (p.retiredNonce != 0) revert PromiseIsRetired(promiseId);
+        if (p.profileHash != profileHash) revert ProfileMismatch();
+        Pair storage pair = _pairs[sessionId][promiseId];
+        if (pair.coverage != Coverage.None) revert DuplicateCover(promiseId);
+        uint256 payout = p.payout;
+        uint256 available = _available(p);
+        bool covered = available >= payout;
+        if (covered) {
+            pair.coverage = Coverage.Earmarked;
+            p.earmarks += 1;
+            available -= payout;
+        }
+        emit SessionCovered(sessionId, promiseId, covered, covered ? payout : 0, available);
+    }
 
     /// Reverts with InvalidProof unless the promise's verifier for the session's size accepts `proof` against the
     /// public inputs built from storage.

@@ -67,7 +67,8 @@ abstract contract EscrowBase {
 
     // ---------------------------------------------------------------- storage
 
-    /// Claims end settled or defaulted: the payout is earmarked at filing, so no claim is ever left unpayable.
+    /// Claims end settled or defaulted: the payout was earmarked when the session opened, so no claim is ever left
+    /// unpayable.
     enum ClaimStatus {
         None,
         Open,
@@ -87,19 +88,20 @@ abstract contract EscrowBase {
 
     /// payout, paramsHash, profileHash, predicateId and verifiers are written once, in registerPromise (P5).
     struct PromiseState {
-        // slot 0, read by fileClaim for coverage: nonces of registration and retirement (0: not retired)
+        // slot 0, read by openSession for coverage: nonces of registration and retirement (0: not retired)
         address provider;
         uint48 nonce;
         uint48 retiredNonce;
-        // slot 1: the money, read and written together by fileClaim, settle and claimDefault.
-        // 2^112 wei is 5e15 ether; amounts above it revert with AmountTooLarge.
+        // slot 1: the money, read and written together by openSession, settle, claimDefault, releaseCoverage and
+        // withdrawReserve. 2^112 wei is 5e15 ether; amounts above it revert with AmountTooLarge.
         uint112 payout;
         uint112 reserve;
-        uint32 openClaims; // claims filed and not yet settled or defaulted; each has its payout earmarked
+        // Sessions whose coverage by this promise is earmarked (Coverage.Earmarked pairs): reserve >= earmarks *
+        // payout at all times, and only the rest, the free part, can cover a new session or be withdrawn.
+        uint32 earmarks;
         // slot 2
         uint32 predicateId;
         uint48 retiredAt;
-        bool reserveWithdrawn;
         // The registry's segment verifier for predicateId (EscrowSegments; 0: none), copied at registration beside
         // predicateId: proveSegment reads the promise's slot, not a cold registry slot (2.1k gas a segment). The
         // registry never changes, so the copy never differs.
@@ -150,18 +152,34 @@ abstract contract EscrowBase {
         bytes32 sessionId;
     }
 
-    /// Per (session, promise) pair. Claims on a pair are serialised: at most one open at a time, and once
-    /// resolved the pair never pays again (P6), whatever proof bytes arrive later (Groth16 is malleable).
+    /// A (session, promise) pair's coverage. None: the promise does not cover the session (not named at
+    /// openSession, or named without free reserve for it). Earmarked: the payout is locked for this session since
+    /// it opened; only a claim on this pair can spend it. Resolved: a claim on the pair was settled or defaulted
+    /// (paid or proven satisfied), for good. Released: the claim window ended with no claim, and the payout went
+    /// back to the free reserve.
+    enum Coverage {
+        None,
+        Earmarked,
+        Resolved,
+        Released
+    }
+
+    /// Per (session, promise) pair, written at openSession for each covering promise. Claims on a pair are
+    /// serialised: at most one open at a time, and once resolved the pair never pays again (P6), whatever proof
+    /// bytes arrive later (Groth16 is malleable).
     struct Pair {
         uint64 openClaimId;
-        bool resolved;
+        Coverage coverage;
     }
 
     uint256 internal constant ACC_MASK = (1 << 254) - 1;
     uint256 internal constant OPENED = 1 << 255;
     uint256 internal constant CLOSED = 1 << 254;
     /// Session.flags. SPARE_RECEIPT: the user's one receipt outside the checkpoint rules (postReceipt) is spent.
+    /// CLAIMED: a claim on the session was filed (on any promise); with RECEIPT_WINDOW past close, the fold is then
+    /// frozen for the spare receipt (postReceipt's SpareReceiptTooLate).
     uint8 internal constant SPARE_RECEIPT = 1;
+    uint8 internal constant CLAIMED = 2;
 
     /// One counter orders registrations, retirements and session openings, so coverage is decided by order,
     /// never by timestamps that two transactions in one block share.
@@ -194,8 +212,7 @@ abstract contract EscrowBase {
         address[] verifiers;
         uint64 retiredAt; // 0: not retired
         uint64 retiredNonce;
-        uint32 openClaims;
-        bool reserveWithdrawn;
+        uint32 earmarks; // sessions whose coverage by this promise is earmarked: payout * earmarks is locked
     }
 
     struct SessionView {
@@ -235,6 +252,13 @@ abstract contract EscrowBase {
     event SessionOpened(
         bytes32 indexed sessionId, address indexed provider, address indexed user, uint256 profileHash, uint64 nonce
     );
+    /// One per promise named at openSession. covered: its payout is earmarked for the session (amount = payout);
+    /// false: its free reserve (available) held less than the payout, so the session opened uncovered by it.
+    event SessionCovered(
+        bytes32 indexed sessionId, uint256 indexed promiseId, bool covered, uint256 amount, uint256 available
+    );
+    /// The session's claim window on the promise ended with no claim: its earmark went back to the free reserve.
+    event CoverageReleased(bytes32 indexed sessionId, uint256 indexed promiseId, uint256 amount, uint256 available);
     event Checkpointed(bytes32 indexed sessionId, uint32 n, uint256 root, uint256 acc);
     /// A provider-signed receipt the user posted, folded into acc like a checkpoint. spare: the session's one
     /// receipt outside the checkpoint rules (after close, or before it with n <= lastN or beyond the budget).
@@ -272,10 +296,8 @@ abstract contract EscrowBase {
     // promise lifecycle
     error InsufficientReserve(uint256 reserve, uint256 payout);
     error PromiseIsRetired(uint256 promiseId);
-    error PromiseNotRetired(uint256 promiseId);
     error ClaimWindowOpen(uint256 endsAt);
-    error ClaimsOpen(uint256 count);
-    error ReserveAlreadyWithdrawn(uint256 promiseId);
+    error DuplicateCover(uint256 promiseId);
     // sessions
     error AlreadyClosed(bytes32 sessionId);
     error SessionNotClosed(bytes32 sessionId);
@@ -287,10 +309,10 @@ abstract contract EscrowBase {
     error EmptyReceipt();
     error SpareReceiptUsed(bytes32 sessionId);
     error ReceiptWindowOpen(uint256 opensAt);
+    error SpareReceiptTooLate(uint256 deadline);
     // claims
     error ProviderMismatch();
     error NotCovered();
-    error OpenedAfterRetirement();
     error ProfileMismatch();
     error ClaimWindowClosed(uint256 deadline);
     error PairResolved();
@@ -360,8 +382,7 @@ abstract contract EscrowBase {
         v.reserve = p.reserve;
         v.retiredAt = p.retiredAt;
         v.retiredNonce = p.retiredNonce;
-        v.openClaims = p.openClaims;
-        v.reserveWithdrawn = p.reserveWithdrawn;
+        v.earmarks = p.earmarks;
     }
 
     /// @notice The registry's verifiers for a predicate, by ascending capacity (empty: the predicate is not served).
@@ -377,10 +398,24 @@ abstract contract EscrowBase {
         }
     }
 
-    /// @notice The reserve not earmarked for open claims: what a new claim on this promise is checked against.
-    /// A user can read it before relying on the promise.
+    /// @notice The free reserve: what is not earmarked for covered sessions (reserve - earmarks * payout). A new
+    /// session is covered from it, and the provider may withdraw it at any time; no session relies on it.
     function availableReserve(uint256 promiseId) external view returns (uint256) {
         return _available(_promise(promiseId));
+    }
+
+    /// @notice What the promise guarantees this session: its coverage state, the claim open on the pair (0: none)
+    /// and the amount earmarked for it (the payout while Earmarked, else 0). `vai promise check` and the SDK read it.
+    function coverageOf(bytes32 sessionId, uint256 promiseId)
+        external
+        view
+        returns (Coverage coverage, uint256 openClaimId, uint256 amount)
+    {
+        PromiseState storage p = _promise(promiseId);
+        Pair storage pair = _pairs[sessionId][promiseId];
+        coverage = pair.coverage;
+        openClaimId = pair.openClaimId;
+        if (coverage == Coverage.Earmarked) amount = p.payout;
     }
 
     function getSession(bytes32 sessionId) external view returns (SessionView memory) {
@@ -452,7 +487,7 @@ abstract contract EscrowBase {
 
     function pairOf(bytes32 sessionId, uint256 promiseId) external view returns (uint256 openClaimId, bool resolved) {
         Pair storage pair = _pairs[sessionId][promiseId];
-        return (pair.openClaimId, pair.resolved);
+        return (pair.openClaimId, pair.coverage == Coverage.Resolved);
     }
 
     function credits(address account) external view returns (uint256) {
@@ -547,10 +582,10 @@ abstract contract EscrowBase {
         if (c.status == ClaimStatus.None) revert UnknownClaim(claimId);
     }
 
-    /// reserve - openClaims * payout; never negative, since fileClaim keeps reserve >= openClaims * payout and
-    /// only settle and claimDefault, which also close a claim, take a payout out.
+    /// reserve - earmarks * payout; never negative: openSession earmarks only from this free part, withdrawReserve
+    /// takes at most it, and only settle and claimDefault, which also drop an earmark, take a payout out.
     function _available(PromiseState storage p) internal view returns (uint256) {
-        return uint256(p.reserve) - uint256(p.openClaims) * p.payout;
+        return uint256(p.reserve) - uint256(p.earmarks) * p.payout;
     }
 
     function _touch(address account) internal {
@@ -618,8 +653,9 @@ abstract contract EscrowBase {
 
     /// The payment of a claim whose outcome is proven, by one proof (settle) or a chain of segments
     /// (settleSegments): one tail, so the two paths cannot pay differently. violated: the user gets payout + bond
-    /// out of the reserve (earmarked at filing, so it holds it); satisfied: the provider gets the bond. Either
-    /// way the claim is Settled and the pair resolved for good. Effects only: credits are withdrawn later.
+    /// out of the session's earmark (locked since it opened, so the reserve holds it); satisfied: the provider gets
+    /// the bond and the earmark goes back to the free reserve. Either way the claim is Settled and the pair
+    /// resolved for good. Effects only: credits are withdrawn later.
     function _settleProven(
         uint256 claimId,
         Claim storage c,
@@ -640,15 +676,16 @@ abstract contract EscrowBase {
             amount += payout;
         }
         p.reserve = reserve;
-        p.openClaims -= 1;
+        p.earmarks -= 1;
         c.status = ClaimStatus.Settled;
         _resolve(sessionId, promiseId);
         _credit(beneficiary, amount);
         emit ClaimSettled(claimId, violated, beneficiary, amount);
     }
 
+    /// The claim's end: the pair's earmark is spent (paid out, or back to the free reserve) and the pair is closed.
     function _resolve(bytes32 sessionId, uint256 promiseId) internal {
-        _pairs[sessionId][promiseId] = Pair({openClaimId: 0, resolved: true});
+        _pairs[sessionId][promiseId] = Pair({openClaimId: 0, coverage: Coverage.Resolved});
     }
 
     /// Smallest capacity that fits: capacities ascend, so the first fit is the cheapest circuit.

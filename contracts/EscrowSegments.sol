@@ -50,6 +50,13 @@ abstract contract EscrowSegments is EscrowBase {
     uint256 internal constant SEGMENT_SATISFIED = 1;
     uint256 internal constant SEGMENT_VIOLATED = 2;
 
+    /// The most links (segments) one settleSegments call takes, so that a whole chain always fits one transaction
+    /// under EIP-7825's 2^24 gas cap (which the project's Hardhat network enforces too). settleSegments costs
+    /// about 114k plus 3,074 gas per link (docs/BENCHMARKS.md "Segment chains", measured by
+    /// test/contracts/chain-limit.test.ts): 4,096 links took 12,709,054 gas, 76% of the cap, which leaves a quarter
+    /// of it for repricing. sdk/core/segments.ts MAX_CHAIN_LINKS is the same figure (that test reads this one).
+    uint256 public constant MAX_CHAIN_LINKS = 4096;
+
     /// At most one segment verifier per predicate, fixed at deployment like the single-proof registry.
     mapping(uint32 => SegmentVerifier) internal _segmentRegistry;
     /// Per claim, the claimDigest of its last openSegments: the one public input proveSegment reads from storage.
@@ -206,13 +213,23 @@ abstract contract EscrowSegments is EscrowBase {
     }
 
     /// A link's key: claimId keeps a link proven for one claim from counting for another (the digest already binds
-    /// the proof to its session and promise); the digest ties it to the fold it was proven against.
+    /// the proof to its session and promise); the digest ties it to the fold it was proven against. It is
+    /// keccak256(abi.encode(claimId, digest, stateIn, stateOut)), hashed in the free memory without allocating it:
+    /// abi.encode would allocate 160 bytes per call, and settleSegments calls this once per link, so memory (and
+    /// its quadratic cost) would grow with the chain.
     function _segmentKey(uint256 claimId, uint256 digest, uint256 stateIn, uint256 stateOut)
         private
         pure
-        returns (bytes32)
+        returns (bytes32 key)
     {
-        return keccak256(abi.encode(claimId, digest, stateIn, stateOut));
+        assembly ("memory-safe") {
+            let m := mload(0x40)
+            mstore(m, claimId)
+            mstore(add(m, 0x20), digest)
+            mstore(add(m, 0x40), stateIn)
+            mstore(add(m, 0x60), stateOut)
+            key := keccak256(m, 0x80)
+        }
     }
 
     /// settleSegments' checks of the chain, in order (length, start, every link under `digest`, verdict), and the
@@ -223,7 +240,7 @@ abstract contract EscrowSegments is EscrowBase {
         returns (bool violated)
     {
         uint256 m = states.length;
-        if (m < 2) revert SegmentChainLength(m);
+        if (m < 2 || m - 1 > MAX_CHAIN_LINKS) revert SegmentChainLength(m);
         if (states[0] != 0) revert BadChainStart();
         for (uint256 j = 1; j < m; ++j) {
             if (!_provenSegments[_segmentKey(claimId, digest, states[j - 1], states[j])]) revert SegmentNotProven(j - 1);

@@ -22,7 +22,7 @@ import { proofMemoryEstimateOfZkey, type MemoryBudget } from "./memory-budget.js
 import { ProofError, type ProofResult } from "./prove.js";
 import { answerSegmentedClaim, needsSegments } from "./segments/claims.js";
 import type { SegmentProver } from "./segments/pool.js";
-import { SegmentProofError, SegmentQueueTimeout, WorkerDied } from "./segments/task.js";
+import { SegmentProofError, SegmentQueueTimeout, SegmentRejectedError, WorkerDied } from "./segments/task.js";
 import {
   firstLine,
   isTransportError,
@@ -98,9 +98,15 @@ export class ClaimAnswerer {
       return { kind: "deferred", reason: e.message };
     if (e instanceof TraceMismatchError || e instanceof ProofError || e instanceof Refusal)
       return { kind: "refused", reason: e.message };
-    // A segment with no witness is refused; a worker that died (killed, out of memory) or a queue that did not
-    // answer in time is tried again (the queued jobs keep what they prove).
-    if (e instanceof SegmentProofError && !(e instanceof WorkerDied) && !(e instanceof SegmentQueueTimeout))
+    // A segment with no witness is refused; a worker that died (killed, out of memory), a queue that did not
+    // answer in time, or proofs that failed their checks (discarded, to be proven again) are tried again: a
+    // bad worker delays the answer within the proof window, it does not decide it.
+    if (
+      e instanceof SegmentProofError &&
+      !(e instanceof WorkerDied) &&
+      !(e instanceof SegmentQueueTimeout) &&
+      !(e instanceof SegmentRejectedError)
+    )
       return { kind: "refused", reason: e.message };
     // Missing θ, predicate mismatch, no circuit large enough, a proof that does not verify.
     if (e instanceof ClaimError) return { kind: "refused", reason: e.message };
@@ -248,7 +254,9 @@ export class ClaimAnswerer {
     );
     const endsAt = filedAt + this.proofWindow;
     if (timestamp >= endsAt)
-      throw new Refusal(`claim ${claimId}: its proof window closed at ${endsAt} (chain time ${timestamp})`);
+      throw new Refusal(
+        `claim ${claimId}: its proof window closed at ${isoDate(endsAt)} (chain time ${isoDate(timestamp)})`,
+      );
   }
 
   private serially<T>(op: () => Promise<T>): Promise<T> {
@@ -266,3 +274,6 @@ export class ClaimAnswerer {
     return withRpcRetry(operation, op, { policy: this.deps.retry, log: this.deps.log, signal, fields });
   }
 }
+
+/** A chain time (Unix seconds) as people read it. */
+const isoDate = (seconds: bigint): string => new Date(Number(seconds) * 1000).toISOString();

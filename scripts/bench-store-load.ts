@@ -38,7 +38,7 @@ const offlineEscrow = {
   constants: async () => ({ proofWindow: 3n * 86_400n, claimWindow: 30n * 86_400n, checkpointInterval: 10 }),
   address: "0x000000000000000000000000000000000000dEaD",
   abi: [],
-  openSession: async () => ({ txHash: `0x${"00".repeat(32)}`, gasUsed: 0n }),
+  openSession: async () => ({ txHash: `0x${"00".repeat(32)}`, gasUsed: 0n, coverage: [] }),
   // A bare escrow's registry: no verifiers (as test/sdk/session-fixture.ts deploys it).
   verifierSet: async () => ({ capacities: [], verifiers: [] }),
   segmentVerifier: async () => null,

@@ -70,6 +70,7 @@ async function mockRows(chain: DevChainHandle) {
   const circomlib = await deployCircomlibPoseidon3(chain, provider);
   const generated = await deployPoseidon3(chain, provider);
   const verifier = (await deployContract(chain, provider, "MockVerifier")).address;
+  const segmentVerifier = (await deployContract(chain, provider, "MockVerifier3")).address;
 
   // Poseidon(3): the two contracts, and checkpoint() over each.
   const poseidon: Record<string, { deploy: bigint; inside: bigint; checkpoint: bigint }> = {};
@@ -83,7 +84,7 @@ async function mockRows(chain: DevChainHandle) {
       registry: [],
     });
     const e = await EscrowClient.connect(chain, address, provider);
-    await e.openSession(sid(name), user.account.address, 1n);
+    await e.openSession(sid(name), user.account.address, 1n, []);
     await e.checkpoint(sid(name), 1, R - 1n);
     const second = await e.checkpoint(sid(name), 1 + CHECKPOINT_INTERVAL, R - 2n);
     poseidon[name] = {
@@ -99,13 +100,23 @@ async function mockRows(chain: DevChainHandle) {
     checkpoints: checkpointSlots(capacity, CHECKPOINT_INTERVAL),
     verifier,
   }));
+  // AAP-4's segment verifier too (a MockVerifier3: any proof), for the segment rows.
+  const segments = [
+    {
+      predicateId: 4,
+      segmentSize: 4,
+      checkpoints: checkpointSlots(4, CHECKPOINT_INTERVAL),
+      verifier: segmentVerifier,
+    },
+  ];
   const deployed = await deployEscrow(chain, provider, {
     poseidon3: generated.address,
     checkpointInterval: CHECKPOINT_INTERVAL,
     ...DEV,
     registry,
+    segments,
   });
-  row("deploy Escrow", deployed.gasUsed, "constructor, a registry of 2 verifiers");
+  row("deploy Escrow", deployed.gasUsed, "constructor, a registry of 2 verifiers and 1 segment verifier");
   const escrow = await EscrowClient.connect(chain, deployed.address, provider);
   const asUser = escrow.as(user);
   const asStranger = escrow.as(stranger);
@@ -115,15 +126,21 @@ async function mockRows(chain: DevChainHandle) {
   const reg2 = await escrow.registerPromise(base);
   row("registerPromise", reg2.gasUsed, "a later promise");
   const promiseId = reg1.promiseId;
-  row("fund", (await asStranger.fund(promiseId, PAYOUT)).gasUsed);
+  row("fund", (await asStranger.fund(promiseId, 3n * PAYOUT)).gasUsed);
 
-  const open = async (label: string) => {
+  // Each session names the promises that cover it; each covering one earmarks its payout (a pair slot).
+  const open = async (label: string, cover: readonly bigint[] = [promiseId]) => {
     const s = sid(label);
-    const o = await escrow.openSession(s, user.account.address, base.profileHash);
+    const o = await escrow.openSession(s, user.account.address, base.profileHash, cover);
     return { s, gas: o.gasUsed };
   };
+  row("openSession", (await open("uncovered", [])).gas, "no promise named: uncovered");
   const a = await open("a");
-  row("openSession", a.gas);
+  row("openSession", a.gas, "covered by 1 promise: its payout earmarked");
+  await escrow.fund(reg2.promiseId, PAYOUT);
+  const two = await open("two", [promiseId, reg2.promiseId]);
+  row("openSession", two.gas, "covered by 2 promises");
+  await escrow.closeSession(two.s, 1, R - 19n);
   const c1 = await escrow.checkpoint(a.s, 4, R - 5n);
   row("checkpoint", c1.gasUsed, "first of the session");
   const c2 = await escrow.checkpoint(a.s, 14, R - 6n);
@@ -145,7 +162,7 @@ async function mockRows(chain: DevChainHandle) {
     await receipt(a.s, 30, R - 10n, true),
     "after close: the user's one spare receipt (target ≤ 80k)",
   );
-  const early = await open("spare-before-close");
+  const early = await open("spare-before-close", []);
   await escrow.checkpoint(early.s, 4, R - 5n);
   await escrow.checkpoint(early.s, 14, R - 6n);
   row(
@@ -153,7 +170,7 @@ async function mockRows(chain: DevChainHandle) {
     await receipt(early.s, 9, R - 12n, true),
     "before close, outside the rules (n ≤ lastN): the spare (target ≤ 80k)",
   );
-  const fresh = await open("receipt-first");
+  const fresh = await open("receipt-first", []);
   row("postReceipt", await receipt(fresh.s, 5, R - 11n), "first fold entry of a session");
 
   const f1 = await asUser.fileClaim(a.s, promiseId, BOND);
@@ -182,10 +199,33 @@ async function mockRows(chain: DevChainHandle) {
     "no proof in 3 days (unclosed session)",
   );
 
+  // Segments: a claim settled by a chain of 3 links (test/contracts/chain-limit.test.ts measures up to 4,096).
+  const seg = await open("segments");
+  await escrow.closeSession(seg.s, 10, R - 20n);
+  const fs = await asUser.fileClaim(seg.s, promiseId, BOND);
+  await chain.testClient.increaseTime({ seconds: 60 });
+  row(
+    "openSegments",
+    (await asStranger.openSegments(fs.claimId)).gasUsed,
+    "the claim digest: two Poseidon calls",
+  );
+  const states = [0n, R - 21n, R - 22n, 1n];
+  const proveGas = [];
+  for (let j = 0; j < 3; j++)
+    proveGas.push((await asStranger.proveSegment(fs.claimId, states[j], states[j + 1], PROOF)).gasUsed);
+  row("proveSegment (MockVerifier3)", proveGas[1], "one link; a snarkjs 3-input verifier adds ~200k");
+  row("settleSegments", (await asStranger.settleSegments(fs.claimId, states)).gasUsed, "3 links, satisfied");
+
   row("retirePromise", (await escrow.retirePromise(promiseId)).gasUsed);
+  row("withdrawReserve", (await escrow.withdrawReserve(promiseId)).gasUsed, "the free reserve, at any time");
+  // Session "two"'s earmark on reg2, never claimed: released once its claim window is over.
   await chain.testClient.increaseTime({ seconds: 30 * DAY + 1 });
   await escrow.fund(reg2.promiseId, 1n); // mines a block past the window
-  row("withdrawReserve", (await escrow.withdrawReserve(promiseId)).gasUsed, "credits the provider");
+  row(
+    "releaseCoverage",
+    (await asStranger.releaseCoverage(two.s, reg2.promiseId)).gasUsed,
+    "an unclaimed session's earmark, after its window",
+  );
   row("withdraw", (await asUser.withdraw()).gasUsed, "sends the caller's credits");
   return poseidon;
 }

@@ -2,7 +2,14 @@
 // returns, checkpoints chain heads on the escrow and commits the final root on close; EscrowClient is the
 // typed escrow. Proving lives in zkvai/prover, the user-side verifier in zkvai/user, development chains in
 // zkvai/dev, and the pure protocol core in zkvai/core.
-export { Session, randomSecret, type CloseResult, type SessionOptions } from "./session.js";
+export {
+  Session,
+  MAX_PREVIEW_CHARS,
+  UNSTORABLE_KEY,
+  randomSecret,
+  type CloseResult,
+  type SessionOptions,
+} from "./session.js";
 export {
   StoreConflictError,
   StoreError,

@@ -3,7 +3,7 @@
 // failed on our side but landed.
 import type { Hex } from "viem";
 import { isAddressEqual } from "viem";
-import type { EscrowClient, SessionInfo, TxResult } from "./chain/escrow.js";
+import type { CoverOption, EscrowClient, SessionInfo, SessionOpenTx, TxResult } from "./chain/escrow.js";
 import type { CheckpointPolicy } from "./checkpointer.js";
 import { backoffMs, revertName } from "./chain/retry.js";
 import { LeafLog } from "./core/leaf-log.js";
@@ -82,7 +82,8 @@ export async function resumeOnChain(
   store: TraceStore,
   stored: StoredSession,
   records: readonly TraceRecord[],
-): Promise<{ checkpointInterval: number; info: SessionInfo | undefined; openTx: TxResult | undefined }> {
+  cover: CoverOption = "auto",
+): Promise<{ checkpointInterval: number; info: SessionInfo | undefined; openTx: SessionOpenTx | undefined }> {
   const { sessionId } = stored;
   let checkpointInterval: number;
   let info: SessionInfo | undefined;
@@ -98,7 +99,7 @@ export async function resumeOnChain(
   }
   if (!info) {
     try {
-      const openTx = await escrow.openSession(sessionId, stored.user, stored.profileHash);
+      const openTx = await escrow.openSession(sessionId, stored.user, stored.profileHash, cover);
       return { checkpointInterval, info, openTx };
     } catch (e) {
       throw new SessionOpenError(`openSession(${sessionId}) failed again: ${messageOf(e)}`, { cause: e });

@@ -3,7 +3,8 @@
 // - args are copied once through canonical JSON (a getter cannot answer differently later),
 //   `undefined` in them is refused rather than dropped, and each value must fit MAX_ARG_BYTES;
 // - the call's record must leave room for a result of MAX_RESULT_BYTES within MAX_RECORD_BYTES;
-// - a result is copied the same way, or becomes the call's error when it cannot be;
+// - a result is copied the same way, or recorded as a marker saying why it could not be
+//   (sdk/session-results.ts);
 // - an error text is made well-formed and cut to MAX_ERROR_CHARS.
 import { canonicalJson, type Json } from "./core/canonical.js";
 import {
@@ -52,20 +53,6 @@ export function checkCallFits(call: CallRecord): void {
   }
 }
 
-/**
- * The result as it will be recorded (a canonical copy), or the reason it cannot be, as text.
- * Never throws: whatever the tool returned, the call gets a record.
- */
-export function snapshotResult(result: unknown): { result: Json } | { error: string } {
-  try {
-    const text = canonicalJson(result);
-    checkSize("the result", text, MAX_RESULT_BYTES, "MAX_RESULT_BYTES");
-    return { result: JSON.parse(text) as Json };
-  } catch (e) {
-    return { error: recordableText(`the result is not recordable JSON: ${describe(e)}`) };
-  }
-}
-
 /** A tool's error as recorded: its message (or name), never empty, never throwing. */
 export function errorText(e: unknown): string {
   let text = describe(e);
@@ -80,11 +67,11 @@ export function errorText(e: unknown): string {
   return recordableText(text);
 }
 
-/** Well-formed (lone surrogates become U+FFFD) and at most MAX_ERROR_CHARS long. */
-export function recordableText(text: string): string {
+/** Well-formed (lone surrogates become U+FFFD) and at most `max` (MAX_ERROR_CHARS) long. */
+export function recordableText(text: string, max = MAX_ERROR_CHARS): string {
   let s = text;
-  if (s.length > MAX_ERROR_CHARS) {
-    const kept = MAX_ERROR_CHARS - 64;
+  if (s.length > max) {
+    const kept = max - 64;
     s = `${s.slice(0, kept)}… (${s.length - kept} more characters cut)`;
   }
   return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");

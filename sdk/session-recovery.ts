@@ -2,14 +2,19 @@
 // checkpoints agree with it, so a store that lost or changed acknowledged records is noticed
 // before any new record extends it. The writer claim is released again on any failure, so a
 // fixed cause can be retried in the same process.
-import type { TxResult } from "./chain/escrow.js";
+import type { SessionOpenTx } from "./chain/escrow.js";
 import { resolvePolicy, type Checkpointer } from "./checkpointer.js";
 import { parsePromises } from "./guard.js";
 import { silentLogger } from "./log.js";
 import type { TraceRecord } from "./core/records.js";
 import { resumeOnChain, settleableRecords } from "./session-chain.js";
 import { claimWriter } from "./session-open.js";
-import { parseBeyondCapacity, type RecoverOptions, type SessionContext } from "./session-options.js";
+import {
+  checkClients,
+  parseBeyondCapacity,
+  type RecoverOptions,
+  type SessionContext,
+} from "./session-options.js";
 import type { StoredSession } from "./store.js";
 import { SessionRecoveryError } from "./core/errors.js";
 
@@ -20,10 +25,11 @@ import { SessionRecoveryError } from "./core/errors.js";
 export type BuildRecovered<S> = (
   ctx: SessionContext,
   records: readonly TraceRecord[],
-  openTx: TxResult | undefined,
+  openTx: SessionOpenTx | undefined,
 ) => { session: S; checkpointer: Checkpointer };
 
 export async function recoverSession<S>(opts: RecoverOptions, build: BuildRecovered<S>): Promise<S> {
+  checkClients(opts, SessionRecoveryError);
   const { store, sessionId } = opts;
   const stored = store.session(sessionId);
   if (!stored)
@@ -48,9 +54,24 @@ async function resume<S>(
 ): Promise<S> {
   const { store, escrow, sessionId } = opts;
   const { promises, policy, log } = settled;
+  // A guarded call whose process stopped while its tool ran (or whose outcome could not be stored) left its
+  // reservation: its "outcome unknown" record is stored now, at the next seq, before the records are read,
+  // so the session resumes after it (docs/PROTOCOL.md "Recording faults").
+  for (const unknown of store.settlePending(sessionId))
+    log.log("warn", "session.outcome_unknown", {
+      sessionId,
+      seq: unknown.seq,
+      tool: unknown.kind === "call" ? unknown.tool : undefined,
+    });
   const records = store.records(sessionId);
   const beyondCapacity = parseBeyondCapacity(opts.beyondCapacity, SessionRecoveryError);
-  const { checkpointInterval, info, openTx } = await resumeOnChain(escrow, store, stored, records);
+  const { checkpointInterval, info, openTx } = await resumeOnChain(
+    escrow,
+    store,
+    stored,
+    records,
+    opts.cover,
+  );
   const capacity = await settleableRecords(escrow, promises);
   const ctx = { store, escrow, sessionId, profile: stored.profile, secret: stored.secret, log, policy };
   const { session, checkpointer } = build(

@@ -6,7 +6,7 @@
 // idempotent, across crashes too (Session.recover). Guard mode (opt-in, P8) refuses a
 // call that would break a covering promise, or that could not be recorded.
 import type { Hex } from "viem";
-import type { TxResult } from "./chain/escrow.js";
+import type { SessionOpenTx, TxResult } from "./chain/escrow.js";
 import { signReceipt, type SignedReceipt } from "./chain/receipts.js";
 import { canonicalJson, type Json } from "./core/canonical.js";
 import { Checkpointer } from "./checkpointer.js";
@@ -32,6 +32,7 @@ import { CallRunner, bodyOf } from "./session-calls.js";
 import { commitClose } from "./session-close.js";
 import { IdempotencyLedger } from "./session-ledger.js";
 import { checkCallFits, snapshotArgs } from "./session-limits.js";
+import { checkResultSize } from "./session-results.js";
 import { openNewSession } from "./session-open.js";
 import type { CloseResult, RecoverOptions, SessionContext, SessionOptions } from "./session-options.js";
 import { recoverSession } from "./session-recovery.js";
@@ -48,13 +49,20 @@ export * from "./core/errors.js";
 export type { RecordBody } from "./core/records.js";
 export type { AuthorizationInput } from "./core/record-checks.js";
 export { onChainSession } from "./session-chain.js";
-export { MAX_ARG_BYTES, MAX_ERROR_CHARS, MAX_RECORD_BYTES, MAX_RESULT_BYTES } from "./core/records.js";
+export {
+  MAX_ACTION_ID_CHARS,
+  MAX_ARG_BYTES,
+  MAX_ERROR_CHARS,
+  MAX_RECORD_BYTES,
+  MAX_RESULT_BYTES,
+} from "./core/records.js";
 export { randomSecret, type CloseResult, type SessionOptions } from "./session-options.js";
+export { MAX_PREVIEW_CHARS, UNSTORABLE_KEY } from "./session-results.js";
 
 export class Session {
   readonly sessionId: Hex;
   /** openSession's transaction: from open(), or from recover() when the first open never landed. */
-  readonly openTx?: TxResult;
+  readonly openTx?: SessionOpenTx;
   private state: "open" | "closing" | "closed" = "open";
   private readonly leaves: LeafLog;
   private readonly gated: Map<string, number>;
@@ -69,7 +77,7 @@ export class Session {
   private constructor(
     private readonly ctx: SessionContext,
     records: readonly TraceRecord[],
-    openTx: TxResult | undefined,
+    openTx: SessionOpenTx | undefined,
   ) {
     this.sessionId = ctx.sessionId;
     if (openTx) this.openTx = openTx;
@@ -77,6 +85,8 @@ export class Session {
     this.calls = new CallRunner(ctx, this.ledger, {
       count: () => this.count,
       write: (body) => this.write(body),
+      reserve: (fallback) => this.reserve(fallback),
+      complete: (reservation, body) => this.write(body, reservation),
     });
     this.gated = gatedTools(ctx.promises);
     if (ctx.capacity === 0)
@@ -164,11 +174,13 @@ export class Session {
    * without running again; with other content it is refused. In guard mode the call is not
    * run when the store cannot take a write (StoreUnavailableError) or when it would turn a
    * satisfied promise violated (GuardRefusal, recorded as a blocked record). Otherwise the
-   * result, or the error (re-thrown), is stored before this resolves. A result that cannot be
-   * stored (not JSON, cyclic, nested past MAX_JSON_DEPTH, a throwing getter, over
-   * MAX_RESULT_BYTES) is recorded as the call's error, and UnrecordableResultError thrown.
+   * result, or the error (re-thrown), is stored before this resolves, and the caller gets the
+   * tool's own value. A result JSON carries through toJSON (a Date) is stored as JSON carries it;
+   * one that cannot be stored as it is (a BigInt, a cycle, a function, nested past MAX_JSON_DEPTH,
+   * a throwing getter, over MAX_RESULT_BYTES) is stored as the marker
+   * `{ "$unstorable": why, "preview": text }` (sdk/session-results.ts), never as an error.
    */
-  async call<T extends Json>(
+  async call<T>(
     tool: string,
     args: { [k: string]: Json },
     run: () => Promise<T>,
@@ -219,7 +231,8 @@ export class Session {
    * Appends a record of something that already happened outside call() (a replayed or
    * imported trace, or a harness that blocks calls itself): checked and stored like any
    * other, eventIds included, but without the pre-run rules (gating, guard, actionId
-   * replay), since there is nothing left to prevent.
+   * replay), since there is nothing left to prevent. The size limits are call()'s: a result over
+   * MAX_RESULT_BYTES is refused (InvalidCallError), and nothing is written.
    */
   append(body: RecordBody): TraceRecord {
     this.assertOpen();
@@ -227,6 +240,8 @@ export class Session {
     const { tool, args, actionId, ...rest } = body;
     const call = checkCall(this.ctx.profile, this.count, tool, snapshotArgs(tool, args), actionId, rest);
     try {
+      // The same result limit call() keeps (MAX_RESULT_BYTES), then the record's own.
+      if (call.result !== undefined) checkResultSize(canonicalJson(call.result));
       recordBytes(call);
     } catch (e) {
       throw new InvalidCallError(`call ${JSON.stringify(tool)}: ${messageOf(e)}`, { cause: e });
@@ -309,15 +324,27 @@ export class Session {
     this.warnedCapacity = true;
   }
 
-  /** The one place records are appended: the store first, then the leaves, then the policy. */
-  private write(body: RecordBody): TraceRecord {
+  /**
+   * The one place records are appended: the store first, then the leaves, then the policy. `reservation`:
+   * the one reserve() made for this record (guard mode), which the same transaction drops.
+   */
+  private write(body: RecordBody, reservation?: number): TraceRecord {
     // A copy through canonical JSON: what is stored, hashed later and kept is exactly these
     // bytes, whatever the agent does with its own objects afterwards.
     const record = parseRecord(JSON.parse(canonicalJson({ ...body, seq: this.count, ts: Date.now() })));
-    this.ctx.store.append(this.sessionId, record);
+    if (reservation === undefined) this.ctx.store.append(this.sessionId, record);
+    else this.ctx.store.complete(this.sessionId, record, reservation);
     this.track(record);
     this.checkpointer.recorded();
     return record;
+  }
+
+  /** Reserves a guarded call's record in the store, with the record to keep if its outcome never comes. */
+  private reserve(fallback: RecordBody): number {
+    return this.ctx.store.reserve(
+      this.sessionId,
+      parseRecord(JSON.parse(canonicalJson({ ...fallback, seq: this.count, ts: Date.now() }))),
+    );
   }
 
   /** Takes a stored record into the leaves, the guard's trace and the idempotency keys. */

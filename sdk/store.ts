@@ -9,6 +9,12 @@
 // Any number of connections, in any processes of one host, may share a file. Before a record
 // is acknowledged the path must still name the file opened: a store unlinked or replaced under
 // a running session would take records that no later process can read back.
+// Guard mode reserves a call's record before its tool runs (reserve): a `pending` row holding the
+// record to keep if the real one never comes (an "outcome unknown" error record), so a full disk,
+// a held lock or a lost file refuses the call before the tool runs. complete() stores the real
+// record at the next seq and deletes the row in one transaction; settlePending() (recovery) stores
+// the fallbacks. Pending rows are reservations, not records: they take no seq (other records go on
+// being appended while a tool runs), they are deleted, and no head or root ever includes them.
 import { mkdirSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, resolve } from "node:path";
@@ -84,6 +90,11 @@ CREATE TABLE IF NOT EXISTS promises (
   theta TEXT NOT NULL,
   params_hash TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS pending (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  session_id TEXT NOT NULL REFERENCES sessions(session_id),
+  fallback TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS writers (
   session_id TEXT PRIMARY KEY REFERENCES sessions(session_id),
   host TEXT NOT NULL,
@@ -105,7 +116,7 @@ export class TraceStore {
   // comes from the primary-key index (MAX) rather than a COUNT that scans the session: O(log n),
   // not O(n), per record. Contiguity makes the two equal; close() still counts (TraceStore.count).
   private readonly appendTx: Database.Transaction<
-    (id: string, seq: number, body: string) => "inserted" | "duplicate"
+    (id: string, seq: number, body: string, reservation?: number) => "inserted" | "duplicate"
   >;
   /** Set once the path stopped naming the file opened; every later write is refused with it. */
   private lost: StoreError | undefined;
@@ -117,7 +128,7 @@ export class TraceStore {
     /** The file's identity at open: the path must keep naming this file. */
     private readonly identity: { dev: number; ino: number } | undefined,
   ) {
-    this.appendTx = db.transaction((id: string, seq: number, body: string) => {
+    this.appendTx = db.transaction((id: string, seq: number, body: string, reservation?: number) => {
       if (!this.sql("SELECT 1 FROM sessions WHERE session_id = ?").get(id)) {
         throw new StoreError(`unknown session ${id}; create it before appending`);
       }
@@ -129,10 +140,15 @@ export class TraceStore {
           `session ${id} seq ${seq} is already stored with other content; records are never overwritten`,
         );
       }
-      const { next } = this.sql(
-        "SELECT COALESCE(MAX(seq) + 1, 0) AS next FROM records WHERE session_id = ?",
-      ).get(id) as { next: number };
+      const next = this.nextSeq(id);
       if (seq !== next) throw new StoreError(`session ${id}: expected seq ${next}, got ${seq}`);
+      if (
+        reservation !== undefined &&
+        this.sql("DELETE FROM pending WHERE id = ? AND session_id = ?").run(reservation, id).changes !== 1
+      )
+        throw new StoreError(
+          `session ${id}: reservation ${reservation} is settled already (recovered: its "outcome unknown" record stands)`,
+        );
       this.sql("INSERT INTO records (session_id, seq, body) VALUES (?, ?, ?)").run(id, seq, body);
       return "inserted" as const;
     });
@@ -193,7 +209,8 @@ export class TraceStore {
 
   /**
    * Throws a StoreError unless the store can take a write now: open, writable, and its write
-   * lock obtainable. Guard mode calls it before running a tool (P8); it writes nothing.
+   * lock obtainable. It writes nothing, so it cannot tell a full disk: guard mode reserves each
+   * call's record instead (reserve).
    */
   ping(): void {
     try {
@@ -270,6 +287,67 @@ export class TraceStore {
   }
 
   /**
+   * Reserves a record for a call about to run (guard mode, P8): a write before the tool runs, so a
+   * full disk, a held lock or a lost file refuses the call then. `fallback` is the record kept if
+   * complete() never comes (settlePending); it is checked like any record, and its seq is replaced
+   * by the one it is stored at. Returns the reservation's id.
+   */
+  reserve(sessionId: string, fallback: TraceRecord): number {
+    const id = sessionId.toLowerCase();
+    const body = recordBytes(parseRecord(fallback));
+    this.checkFile();
+    const reservation = retryBusy(
+      () =>
+        this.db
+          .transaction(() => {
+            if (!this.sql("SELECT 1 FROM sessions WHERE session_id = ?").get(id))
+              throw new StoreError(`unknown session ${id}; create it before appending`);
+            return Number(
+              this.sql("INSERT INTO pending (session_id, fallback) VALUES (?, ?)").run(id, body)
+                .lastInsertRowid,
+            );
+          })
+          .immediate(),
+      `trace store ${this.path ?? ":memory:"}`,
+    );
+    this.checkFile();
+    return reservation;
+  }
+
+  /** Stores a reserved call's record at its seq (the next one) and drops the reservation, in one transaction. */
+  complete(sessionId: string, record: TraceRecord, reservation: number): "inserted" | "duplicate" {
+    const id = sessionId.toLowerCase();
+    const body = recordBytes(parseRecord(record));
+    this.checkFile();
+    const outcome = retryBusy(
+      () => this.appendTx.immediate(id, record.seq, body, reservation),
+      `trace store ${this.path ?? ":memory:"}`,
+    );
+    this.checkFile();
+    return outcome;
+  }
+
+  /** The session's reservations whose record is not stored, oldest first. */
+  pending(sessionId: string): { reservation: number; fallback: TraceRecord }[] {
+    const rows = this.sql("SELECT id, fallback FROM pending WHERE session_id = ? ORDER BY id").all(
+      sessionId.toLowerCase(),
+    ) as { id: number; fallback: string }[];
+    return rows.map((r) => ({ reservation: r.id, fallback: parseRecord(JSON.parse(r.fallback)) }));
+  }
+
+  /**
+   * Stores the fallback of every reservation left by a process that stopped while its tool ran (an
+   * "outcome unknown" error record) at the next seqs, oldest first, for Session.recover; returns them.
+   */
+  settlePending(sessionId: string): TraceRecord[] {
+    return this.pending(sessionId).map(({ reservation, fallback }) => {
+      const record = parseRecord({ ...fallback, seq: this.nextSeq(sessionId.toLowerCase()) });
+      this.complete(sessionId, record, reservation);
+      return record;
+    });
+  }
+
+  /**
    * Marks this process as the one recording sessionId, refusing (StoreConflictError) while
    * another live process on this host holds it: two recorders on one session would both
    * write its next seq, and one of them would lose a record of a tool that already ran.
@@ -308,6 +386,14 @@ export class TraceStore {
         process.pid,
       ),
     );
+  }
+
+  private nextSeq(id: string): number {
+    return (
+      this.sql("SELECT COALESCE(MAX(seq) + 1, 0) AS next FROM records WHERE session_id = ?").get(id) as {
+        next: number;
+      }
+    ).next;
   }
 
   private readonly statements = new Map<string, Database.Statement>();

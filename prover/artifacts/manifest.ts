@@ -46,6 +46,24 @@ export interface CircuitEntry {
   insecureDevSetup: boolean;
   /** "segment": a segment circuit (proveSegment's verifier); absent: a whole-claim circuit (settle's). */
   kind?: "segment";
+  /**
+   * The verification key itself (files.vkey's content, whose sha256 that entry records), so that a user checks a
+   * deployment with the manifest alone: the verifier's source is regenerated from it (verifier-source.ts).
+   * Absent in manifests written before it was added; the user's check then needs the build's key file.
+   */
+  verificationKey?: VerificationKey;
+}
+
+/** A snarkjs Groth16 verification key (`snarkjs zkey export verificationkey`). */
+export interface VerificationKey {
+  protocol: string;
+  curve: string;
+  nPublic: number;
+  vk_alpha_1: string[];
+  vk_beta_2: string[][];
+  vk_gamma_2: string[][];
+  vk_delta_2: string[][];
+  IC: string[][];
 }
 
 export interface Manifest {
@@ -164,4 +182,36 @@ export async function verifyArtifactHashes(name: string, root: string = artifact
       );
     }
   }
+}
+
+/**
+ * A verification key file's content, to embed in a manifest entry: only when its bytes hash to `sha256`, the
+ * entry's files.vkey.sha256 (a user checks the two against each other; sdk/user/evidence.ts).
+ */
+export function embeddableKey(file: string, sha256: string | undefined): VerificationKey | undefined {
+  if (!sha256 || !existsSync(file)) return undefined;
+  const bytes = readFileSync(file);
+  if (createHash("sha256").update(bytes).digest("hex") !== sha256) return undefined;
+  return JSON.parse(bytes.toString("utf8")) as VerificationKey;
+}
+
+/**
+ * Circuit entries with every verification key embedded from the build under `root` where it is missing: what
+ * setup does for entries it keeps from a manifest written before keys were embedded.
+ */
+export function withEmbeddedKeys(
+  circuits: Record<string, CircuitEntry>,
+  root: string = artifactsRoot(),
+): Record<string, CircuitEntry> {
+  return Object.fromEntries(
+    Object.entries(circuits).map(([name, entry]) => [
+      name,
+      {
+        ...entry,
+        verificationKey:
+          entry.verificationKey ??
+          embeddableKey(path.resolve(root, entry.files.vkey.path), entry.files.vkey.sha256),
+      },
+    ]),
+  );
 }

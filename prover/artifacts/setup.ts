@@ -8,7 +8,13 @@ import { availableParallelism } from "node:os";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { MANIFEST_PATH, type CircuitEntry, type Manifest } from "./manifest.js";
+import {
+  embeddableKey,
+  MANIFEST_PATH,
+  withEmbeddedKeys,
+  type CircuitEntry,
+  type Manifest,
+} from "./manifest.js";
 import {
   buildTools,
   compileCircuit,
@@ -109,6 +115,7 @@ function entryFor(b: Built, ptau: PtauChoice): CircuitEntry {
     // Dev keys have no contribution (δ = 1, and τ is public anyway); keys on VAI_PTAU get one local
     // contribution. Either way a real deployment needs a multi-party phase 2 (docs/CEREMONY.md).
     insecureDevSetup: true,
+    verificationKey: embeddableKey(p.vkey, s.vkeySha),
   };
 }
 
@@ -134,6 +141,8 @@ async function writeManifest(
       progress.log(`manifest: dropping ${name}, its circuit sources changed; rebuild it with --only ${name}`);
     } else circuits[name] = entry;
   }
+  // Entries kept from a manifest written before keys were embedded get their key now.
+  Object.assign(circuits, withEmbeddedKeys(circuits, ROOT));
   for (const b of built) circuits[b.inst.name] = entryFor(b, ptau);
   const ptauPath =
     ptau.file === DEV_DIRECT_PATH || rel(ptau.file).startsWith("..") ? ptau.file : rel(ptau.file);

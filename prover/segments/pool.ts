@@ -13,6 +13,11 @@ import { SegmentProofError, WorkerDied, type SegmentProof, type SegmentTask } fr
 export interface SegmentProver {
   /** Proves every task, in any order; `onProof` hears each as it lands. Rejects on the first that cannot. */
   proveAll(tasks: readonly SegmentTask[], onProof?: (proof: SegmentProof) => void): Promise<SegmentProof[]>;
+  /**
+   * Forgets a proof of `task` that failed the caller's checks, so that the next proveAll proves the segment
+   * again rather than handing the same proof back; returns where the rejection was recorded, if anywhere.
+   */
+  discard(task: SegmentTask, proof: SegmentProof, reason: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -69,6 +74,11 @@ export class LocalSegmentPool implements SegmentProver {
     };
     await Promise.all(this.slots.map(run));
     return results;
+  }
+
+  /** Nothing is kept between proveAll calls here: the next one proves the segment afresh. */
+  async discard(): Promise<string | undefined> {
+    return undefined;
   }
 
   private async withRetries(slot: Slot, task: SegmentTask): Promise<SegmentProof> {

@@ -3,7 +3,7 @@
 //
 // One proveAll is one BullMQ flow: a parent job on `zkvai-claims` (id from the claim id and the hash of its
 // segments' ids) whose children are the segments on `zkvai-segments` (id `${claimId}:${index}:${sha256 of the
-// input JSON, 16 hex}`). Segment workers (startSegmentWorker below, or scripts/segment-worker.ts as a process,
+// input JSON, 16 hex}`). Segment workers (startSegmentWorker in queue-worker.ts, or scripts/segment-worker.ts,
 // anywhere that reaches the Redis) prove the children; once every child is done, BullMQ releases the parent,
 // which the Worker that QueueSegmentProver runs in the caller's process collects (getChildrenValues) into
 // proveAll's answer. The caller then sends and settles (prover/segments/claims.ts).
@@ -11,6 +11,12 @@
 // Idempotence: ids are content-derived and completed jobs are kept, so proveAll on the same tasks again
 // returns the stored proofs without proving anything, and so does a resumed answer that asks for some of them
 // (another parent id: segments already proven are read, not re-added, since BullMQ gives a job one parent).
+// A proof is keyed by its job, never by the index or claim its worker wrote into it.
+// Poisoning: a kept result is only as good as its worker, so the caller checks every proof (it verifies, its
+// public inputs are the escrow's) and discard()s one that fails: the completed job and the claim job whose
+// answer holds it are removed and the rejection dead-lettered, so the next proveAll proves the segment again
+// (the same content-derived id, a new job and a new dead-letter id) instead of handing the bad proof back for
+// as long as Redis keeps it.
 // Retries: a child has `attempts` tries with exponential backoff; once they are spent it is failed, recorded in
 // the dead-letter queue `zkvai-segments-dead`, and (failParentOnFailure) fails the parent, so proveAll rejects
 // naming the claim and the segment. Stalls: a worker that dies mid-segment stops renewing its lock; another
@@ -21,86 +27,38 @@
 // Redis holds that comfortably, but it is kept with the completed job (for idempotence) until the queue is
 // cleaned. The task names its circuit's files by path: every worker needs the same artifacts at the same
 // paths (setup run there, or a shared build/), and fails the job with a clear error when they are missing.
-import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { hostname } from "node:os";
 import { FlowProducer, Job, Queue, QueueEvents, Worker, type ConnectionOptions } from "bullmq";
-import { LocalSegmentPool, type SegmentProver } from "./pool.js";
+import type { SegmentProver } from "./pool.js";
 import {
-  provePayload,
-  SegmentProofError,
-  SegmentQueueTimeout,
-  type SegmentProof,
-  type SegmentTask,
-} from "./task.js";
+  CLAIMS_QUEUE,
+  claimJobId,
+  DEAD_LETTER_QUEUE,
+  deadLetter,
+  DEFAULT_PREFIX,
+  redisOptions,
+  segmentJobId,
+  SEGMENTS_QUEUE,
+  type QueueConnection,
+  type SegmentProgress,
+} from "./queue-shared.js";
+import { SegmentProofError, SegmentQueueTimeout, type SegmentProof, type SegmentTask } from "./task.js";
 export { SegmentQueueTimeout };
-
-export const CLAIMS_QUEUE = "zkvai-claims";
-export const SEGMENTS_QUEUE = "zkvai-segments";
-export const DEAD_LETTER_QUEUE = "zkvai-segments-dead";
-const DEFAULT_PREFIX = "bull";
-
-/** A Redis to reach: `{ host, port }` or a `redis://` URL. */
-export type QueueConnection = { host: string; port: number } | string;
-
-function redisOptions(connection: QueueConnection): ConnectionOptions {
-  return typeof connection === "string"
-    ? { url: connection }
-    : { host: connection.host, port: connection.port };
-}
-
-const sha16 = (text: string): string => createHash("sha256").update(text).digest("hex").slice(0, 16);
-
-/**
- * A segment's job id: the same segment (claim, index, input) is the same job, so adding it again is a no-op.
- * BullMQ refuses custom ids with a ':' unless they have exactly three parts, hence no ':' in the claim id.
- */
-export function segmentJobId(task: SegmentTask): string {
-  if (task.claimId.includes(":") || task.claimId === "")
-    throw new SegmentProofError(
-      `claim id ${JSON.stringify(task.claimId)} cannot name a queue job (empty, or has ':')`,
-    );
-  return `${task.claimId}:${task.index}:${sha16(JSON.stringify(task.input))}`;
-}
-
-/** The claim's parent job id: its claim id and the hash of its segments' ids (so of their contents). */
-export function claimJobId(claimId: string, segmentIds: readonly string[]): string {
-  return `claim-${claimId}-${sha16([...segmentIds].sort().join("\n"))}`;
-}
-
-/** What the dead-letter queue holds for a segment that spent its attempts: who it was and why it failed. */
-export interface DeadSegment {
-  claimId: string;
-  index: number;
-  circuit: string;
-  /** The failed job on zkvai-segments, and its claim's job on zkvai-claims. */
-  jobId: string;
-  parentKey?: string;
-  attemptsMade: number;
-  error: string;
-  failedAt: number;
-}
-
-/**
- * Records a finally failed segment job in the dead-letter queue, once: its id is the job's id and creation
- * time, so the worker and the waiting prover can both record it, and a later re-created job is recorded anew.
- * Its entries wait there for an operator (nothing processes that queue).
- */
-async function deadLetter(dead: Queue, job: Job<SegmentTask>, error: string): Promise<string> {
-  const id = `${job.id}@${job.timestamp}`;
-  const entry: DeadSegment = {
-    claimId: job.data.claimId,
-    index: job.data.index,
-    circuit: job.data.circuit,
-    jobId: job.id!,
-    ...(job.parentKey ? { parentKey: job.parentKey } : {}),
-    attemptsMade: job.attemptsMade,
-    error,
-    failedAt: job.finishedOn ?? Date.now(),
-  };
-  await dead.add("dead-segment", entry, { jobId: id, removeOnComplete: false, removeOnFail: false });
-  return id;
-}
+export {
+  CLAIMS_QUEUE,
+  claimJobId,
+  DEAD_LETTER_QUEUE,
+  segmentJobId,
+  SEGMENTS_QUEUE,
+  type DeadSegment,
+  type QueueConnection,
+  type SegmentProgress,
+} from "./queue-shared.js";
+export {
+  startSegmentWorker,
+  type SegmentWorker,
+  type SegmentWorkerEvent,
+  type SegmentWorkerOptions,
+} from "./queue-worker.js";
 
 /** A segment that failed every attempt: it is in the dead-letter queue and its claim's proveAll rejected. */
 export class SegmentDeadLetteredError extends SegmentProofError {
@@ -119,18 +77,6 @@ export class SegmentDeadLetteredError extends SegmentProofError {
         `dead-lettered in ${DEAD_LETTER_QUEUE} as ${deadLetterId}: ${reason}`,
     );
   }
-}
-
-/** A segment job's progress marks, as workers report them (job.updateProgress). */
-export interface SegmentProgress {
-  claimId: string;
-  index: number;
-  stage: "started" | "proven";
-  worker: string;
-  /** 1 for the first try; stalls do not count. */
-  attempt: number;
-  witnessSeconds?: number;
-  proveSeconds?: number;
 }
 
 export interface QueueProverOptions {
@@ -207,7 +153,10 @@ export class QueueSegmentProver implements SegmentProver {
         CLAIMS_QUEUE,
         async (job) => {
           const values = (await job.getChildrenValues<SegmentProof>()) ?? {};
-          const proofs = Object.values(values).sort((a, b) => a.index - b.index);
+          // Keyed by child job key, `<prefix>:zkvai-segments:<claimId>:<index>:<hash>`: the index is the job's.
+          const proofs = Object.entries(values)
+            .map(([key, proof]) => stamped(proof, job.data.claimId, Number(key.split(":").at(-2))))
+            .sort((a, b) => a.index - b.index);
           if (proofs.length !== job.data.count)
             throw new SegmentProofError(
               `claim ${job.data.claimId}: ${proofs.length} of ${job.data.count} segment proofs came back`,
@@ -303,7 +252,8 @@ export class QueueSegmentProver implements SegmentProver {
     for (const [i, id] of ids.entries()) {
       const child = await Job.fromId<SegmentTask, SegmentProof>(c.segments, id);
       const state = child ? await child.getState() : "absent";
-      if (child && state === "completed") proofs.set(tasks[i]!.index, child.returnvalue);
+      if (child && state === "completed")
+        proofs.set(tasks[i]!.index, stamped(child.returnvalue, claimId, tasks[i]!.index));
       else if (child && state === "failed") {
         await child.remove();
         fresh.push(i);
@@ -315,7 +265,8 @@ export class QueueSegmentProver implements SegmentProver {
       )
         elsewhere.push(
           child.waitUntilFinished(c.segmentEvents).then(
-            (proof: SegmentProof) => void proofs.set(tasks[i]!.index, proof),
+            (proof: SegmentProof) =>
+              void proofs.set(tasks[i]!.index, stamped(proof, claimId, tasks[i]!.index)),
             async (e: unknown) => {
               throw await this.explain(c, e, claimId, [id]);
             },
@@ -376,8 +327,10 @@ export class QueueSegmentProver implements SegmentProver {
   ): Promise<Job> {
     const existing = await Job.fromId(c.claims, parentId);
     if (existing) {
-      if ((await existing.getState()) !== "failed") return existing;
-      // A failed earlier try (its failed segments are gone already, see collect): the new flow replaces it.
+      const state = await existing.getState();
+      if (state !== "failed" && state !== "completed") return existing;
+      // A failed earlier try (its failed segments are gone already, see collect), or a completed one some of
+      // whose segments were discarded since (its answer lacks them): the new flow replaces it.
       await existing.remove({ removeChildren: false });
     }
     const node = await c.flows.add({
@@ -439,6 +392,30 @@ export class QueueSegmentProver implements SegmentProver {
     );
   }
 
+  /**
+   * Removes a completed segment job whose proof failed the caller's checks, and the claim job whose answer
+   * holds that proof, after recording the rejection in the dead-letter queue; the next proveAll of the task
+   * proves it again. Idempotent: a crash between the steps leaves the job, which the next check rejects again
+   * (the dead letter keeps one entry per job). Returns the dead-letter id, or undefined when the job is gone
+   * or is no longer the completed one (a new try under way).
+   */
+  async discard(task: SegmentTask, proof: SegmentProof, reason: string): Promise<string | undefined> {
+    const c = await this.connect();
+    const job = await Job.fromId<SegmentTask, SegmentProof>(c.segments, segmentJobId(task));
+    if (!job || (await job.getState()) !== "completed") return undefined;
+    const worker = typeof proof?.worker === "string" ? proof.worker : "an unnamed worker";
+    const deadId = await deadLetter(c.dead, job, reason, worker);
+    const claims = `${this.prefix}:${CLAIMS_QUEUE}:`;
+    if (job.parentKey?.startsWith(claims)) {
+      const parent = await Job.fromId(c.claims, job.parentKey.slice(claims.length));
+      // A parent still waiting on other segments would lose its flow if removed; its answer is checked anyway.
+      if (parent && ["completed", "failed"].includes(await parent.getState()))
+        await parent.remove({ removeChildren: false });
+    }
+    await job.remove();
+    return deadId;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const connected = this.connected;
@@ -453,150 +430,10 @@ export class QueueSegmentProver implements SegmentProver {
   }
 }
 
-/** What a segment worker does, one event at a time (scripts/segment-worker.ts prints each as a JSON line). */
-export type SegmentWorkerEvent =
-  | { event: "ready"; worker: string; concurrency: number; lockDurationMs: number }
-  | { event: "started"; claimId: string; index: number; jobId: string; attempt: number }
-  | { event: "proven"; claimId: string; index: number; jobId: string; seconds: number }
-  | {
-      event: "failed";
-      claimId: string;
-      index: number;
-      jobId: string;
-      attempt: number;
-      final: boolean;
-      error: string;
-    }
-  | { event: "dead-lettered"; claimId: string; index: number; jobId: string; deadLetterId: string }
-  | { event: "stalled"; jobId: string }
-  | { event: "error"; error: string };
-
-export interface SegmentWorkerOptions {
-  connection: QueueConnection;
-  /** Segments proven at once, each in its own child process (default 1; each proof already uses every core). */
-  concurrency?: number;
-  prefix?: string;
-  /**
-   * How long a segment's lock lasts without renewal (default 30 s; renewed every half of it). A worker killed
-   * mid-segment is noticed by another worker's stalled check after about this plus two stalledIntervals. Half
-   * of it must exceed the longest pause of this process's event loop (proving runs in a child, so pauses are
-   * short), or a live worker's segment is taken for stalled and proven twice.
-   */
-  lockDurationMs?: number;
-  /** How often this worker looks for stalled segments (default: lockDurationMs). */
-  stalledIntervalMs?: number;
-  /** How many stalls a segment survives before it fails (default 2); stalls do not spend attempts. */
-  maxStalledCount?: number;
-  onEvent?: (event: SegmentWorkerEvent) => void;
-}
-
-export interface SegmentWorker {
-  /** host:pid, as each proof's `worker` says. */
-  readonly id: string;
-  /** Stops taking segments; waits for those under way unless `force`. */
-  close(force?: boolean): Promise<void>;
-}
-
 /**
- * A BullMQ worker on zkvai-segments in this process. Each segment is proven by provePayload in a child process
- * of a LocalSegmentPool (one per concurrency slot, kept between segments): the witness is synchronous wasm,
- * seconds for a large segment, and run here it would stall this event loop past lock renewals, so that a
- * live worker's segment would look stalled and be proven twice. Here the loop only renews locks and talks to
- * Redis. A child that dies fails that attempt (BullMQ retries it); this process dying is a stall.
+ * A worker's answer, under the identity of the job that asked for it: a worker cannot move its proof to
+ * another segment or claim by what it writes in it (what the proof proves is checked by the caller).
  */
-export async function startSegmentWorker(opts: SegmentWorkerOptions): Promise<SegmentWorker> {
-  const me = `${hostname()}:${process.pid}`;
-  const emit = (e: SegmentWorkerEvent) => opts.onEvent?.(e);
-  const base = { connection: redisOptions(opts.connection), prefix: opts.prefix ?? DEFAULT_PREFIX };
-  const concurrency = Math.max(1, opts.concurrency ?? 1);
-  const lockDuration = opts.lockDurationMs ?? 30_000;
-  const dead = new Queue(DEAD_LETTER_QUEUE, base);
-  const idle = Array.from({ length: concurrency }, () => new LocalSegmentPool({ workers: 1, retries: 0 }));
-  const pools = [...idle];
-  const prove = async (task: SegmentTask): Promise<SegmentProof> => {
-    const pool = idle.pop();
-    if (!pool)
-      throw new SegmentProofError(`worker ${me}: more segments at once than its ${concurrency} provers`);
-    try {
-      const [proof] = await pool.proveAll([task]);
-      return proof!;
-    } finally {
-      idle.push(pool);
-    }
-  };
-  const worker = new Worker<SegmentTask, SegmentProof>(
-    SEGMENTS_QUEUE,
-    async (job) => {
-      const task = job.data;
-      const attempt = job.attemptsMade + 1;
-      const mark = (p: Omit<SegmentProgress, "claimId" | "index" | "worker" | "attempt">) =>
-        job.updateProgress({ claimId: task.claimId, index: task.index, worker: me, attempt, ...p });
-      emit({ event: "started", claimId: task.claimId, index: task.index, jobId: job.id!, attempt });
-      await mark({ stage: "started" });
-      for (const [kind, file] of [
-        ["wasm", task.wasm],
-        ["zkey", task.zkey],
-      ] as const)
-        if (!existsSync(file))
-          throw new SegmentProofError(
-            `claim ${task.claimId} segment ${task.index}: ${task.circuit}'s ${kind} ${file} is not on worker ` +
-              `${me}; every segment worker needs the circuit's artifacts at the same paths ` +
-              `(run setup --only ${task.circuit} there)`,
-          );
-      const proof = await prove(task);
-      await mark({ stage: "proven", witnessSeconds: proof.witnessSeconds, proveSeconds: proof.proveSeconds });
-      emit({
-        event: "proven",
-        claimId: task.claimId,
-        index: task.index,
-        jobId: job.id!,
-        seconds: proof.witnessSeconds + proof.proveSeconds,
-      });
-      return proof;
-    },
-    {
-      ...base,
-      concurrency,
-      lockDuration,
-      stalledInterval: opts.stalledIntervalMs ?? lockDuration,
-      maxStalledCount: opts.maxStalledCount ?? 2,
-    },
-  );
-  worker.on("failed", (job, err) => {
-    if (!job) return;
-    void (async () => {
-      const task = job.data;
-      const final = (await job.getState()) === "failed";
-      emit({
-        event: "failed",
-        claimId: task.claimId,
-        index: task.index,
-        jobId: job.id!,
-        attempt: job.attemptsMade,
-        final,
-        error: err.message,
-      });
-      if (!final) return;
-      const deadLetterId = await deadLetter(dead, job, job.failedReason ?? err.message);
-      emit({
-        event: "dead-lettered",
-        claimId: task.claimId,
-        index: task.index,
-        jobId: job.id!,
-        deadLetterId,
-      });
-    })().catch((e: unknown) => emit({ event: "error", error: String((e as Error)?.message ?? e) }));
-  });
-  worker.on("stalled", (jobId) => emit({ event: "stalled", jobId }));
-  worker.on("error", (e) => emit({ event: "error", error: e.message }));
-  dead.on("error", (e) => emit({ event: "error", error: e.message }));
-  await Promise.all([worker.waitUntilReady(), dead.waitUntilReady()]);
-  emit({ event: "ready", worker: me, concurrency, lockDurationMs: lockDuration });
-  return {
-    id: me,
-    async close(force = false) {
-      await worker.close(force);
-      await Promise.all([dead.close(), ...pools.map((p) => p.close())]);
-    },
-  };
+function stamped(proof: SegmentProof, claimId: string, index: number): SegmentProof {
+  return { ...(proof as object), claimId, index } as SegmentProof;
 }

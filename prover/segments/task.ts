@@ -2,6 +2,7 @@
 // and what it hands back. The local pool's child processes and the BullMQ workers both run provePayload,
 // so a segment proves the same way wherever it runs.
 import * as snarkjs from "snarkjs";
+import { withCurveThreads } from "../../sdk/chain/groth16.js";
 import { packProof, type Groth16ProofJson } from "../../sdk/core/claim.js";
 import type { CircuitInput } from "../../sdk/core/inputs.js";
 import { ZkvaiError } from "../../sdk/core/errors.js";
@@ -22,7 +23,10 @@ export interface SegmentProof {
   index: number;
   proof: Groth16ProofJson;
   publicSignals: string[];
-  /** The 8 words proveSegment takes, as decimal strings (JSON-safe). */
+  /**
+   * The 8 words proveSegment takes, as decimal strings (JSON-safe). What a worker says: the prover sends
+   * packProof(proof) of the proof it verified itself (prover/segments/claims.ts), never these.
+   */
   words: string[];
   witnessSeconds: number;
   proveSeconds: number;
@@ -54,6 +58,28 @@ export class SegmentQueueTimeout extends SegmentProofError {
   override name = "SegmentQueueTimeout";
 }
 
+/**
+ * A segment proof that came back and failed a check (it does not verify locally, its public inputs are not the
+ * escrow's, or the escrow's verifier refused it): it was removed from where it came from (the queue) and
+ * dead-lettered, and the segment is proven again. When it keeps failing within one answer, the answer stops
+ * with this error, which the watcher retries (within the proof window): a bad worker delays a claim, it does
+ * not decide it.
+ */
+export class SegmentRejectedError extends SegmentProofError {
+  static override readonly code: string = "SEGMENT_PROOF_REJECTED";
+  override name = "SegmentRejectedError";
+  constructor(
+    readonly claimId: string,
+    readonly rejected: readonly { index: number; worker: string; reason: string }[],
+  ) {
+    super(
+      `claim ${claimId}: ${rejected.length} segment proof(s) failed their checks and were discarded ` +
+        `(${rejected.map((r) => `segment ${r.index} from ${r.worker}: ${r.reason}`).join("; ")}); ` +
+        `the segments are proven again on the next attempt`,
+    );
+  }
+}
+
 /** Computes the witness and the proof of one segment in this process. */
 export async function provePayload(task: SegmentTask, worker: string): Promise<SegmentProof> {
   const wtns = { type: "mem" } as { type: "mem"; data?: Uint8Array };
@@ -67,7 +93,9 @@ export async function provePayload(task: SegmentTask, worker: string): Promise<S
     );
   }
   const t1 = performance.now();
-  const { proof, publicSignals } = await snarkjs.groth16.prove(task.zkey, wtns as never);
+  const { proof, publicSignals } = await withCurveThreads(() =>
+    snarkjs.groth16.prove(task.zkey, wtns as never),
+  );
   const t2 = performance.now();
   const cpu = process.cpuUsage(cpu0);
   return {

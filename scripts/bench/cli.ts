@@ -3,14 +3,12 @@
 // models and writes raw results, a Markdown table and SVG plots. Results are written after every circuit,
 // so a crash late in a long run keeps what finished.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { claimCircuits, loadManifest } from "../../prover/artifacts/manifest.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { releaseProver } from "../../prover/prove.js";
-import { ROOT } from "../../prover/artifacts/circuit-build.js";
-import { Progress } from "../../prover/artifacts/progress.js";
+import { loadInstances, ROOT } from "../../prover/artifacts/circuit-build.js";
+import { formatSeconds, Progress } from "../../prover/artifacts/progress.js";
 import { spread } from "./analysis.js";
 import { benchMachine } from "./machine.js";
 import {
@@ -21,6 +19,7 @@ import {
 } from "./constraints.js";
 import { benchChain, measureCircuit, type CircuitMeasurement } from "./measure.js";
 import {
+  curveTable,
   l2ClaimCost,
   L2_ASSUMPTIONS,
   markdownTable,
@@ -29,88 +28,18 @@ import {
   writePlots,
   type ResultRow,
 } from "./report.js";
-import { BENCH_PREDICATES } from "./traces.js";
-
-export const BENCH_USAGE = `usage: npm run bench -- [--quick] [--runs <n>] [--predicates AAP-1,AAP-4] [--min-capacity <n>] [--max-capacity <n>] [--no-compile] [--out <dir>]
-
-Proves full-capacity satisfied and violated traces (built from fixtures/) on every built circuit of each
-predicate (build more with \`npm run setup -- --group bench\`), each proof in its own process, and settles
-them on the in-process chain. Traces are recorded under the default checkpoint policy (one every 10
-records), so each proof folds the checkpoints a session of its length gets. Counts constraints of larger
-capacities by compiling the r1cs alone, and extrapolates past that. Writes results.json, results.md and plots.
-  --quick          capacity 8 only, 2 proofs each (one satisfied, one violated), no compile-only counts
-  --runs <n>       proofs per circuit, alternating satisfied / violated (default 3; --quick: 2)
-  --min-capacity, --max-capacity <n>
-                   capacities to prove (default 16..any; --quick: 8..8)
-  --no-compile     skip compile-only counts not already cached
-  --circuits <a,b> prove only these built circuits (e.g. aap4_n64), within the capacity range
-  --merge          keep proven rows of the previous results.json for circuits this run does not prove
-  --out <dir>      where results go (default: docs/bench + docs/plots; with --quick build/bench/quick)
-env BENCH_COMPILE_BUDGET_S: seconds of compile-only counting in a full run (default 900).
-Exit 0: done. 1: a measurement failed. 2: bad arguments.`;
-
-interface Options {
-  quick: boolean;
-  runs: number;
-  predicates: string[];
-  minCapacity: number;
-  maxCapacity: number;
-  compile: boolean;
-  merge: boolean;
-  /** Prove only these circuits (names from build/manifest.json). */
-  circuits?: string[];
-  resultsDir: string;
-  plotsDir: string;
-}
-
-function parse(argv: string[]): Options {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      quick: { type: "boolean", default: false },
-      runs: { type: "string" },
-      predicates: { type: "string" },
-      "min-capacity": { type: "string" },
-      "max-capacity": { type: "string" },
-      "no-compile": { type: "boolean", default: false },
-      merge: { type: "boolean", default: false },
-      circuits: { type: "string" },
-      out: { type: "string" },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
-  if (values.help) throw Object.assign(new Error(BENCH_USAGE), { help: true });
-  const runs = Number(values.runs ?? (values.quick ? 2 : 3));
-  if (!Number.isInteger(runs) || runs < 1)
-    throw new Error(`--runs must be a positive integer, got ${values.runs}`);
-  const predicates = values.predicates
-    ? values.predicates.split(",").map((s) => s.trim().toUpperCase())
-    : BENCH_PREDICATES;
-  for (const p of predicates)
-    if (!BENCH_PREDICATES.includes(p))
-      throw new Error(`unknown predicate ${p} (known: ${BENCH_PREDICATES.join(", ")})`);
-  const minCapacity = Number(values["min-capacity"] ?? (values.quick ? 8 : 16));
-  const maxCapacity = Number(values["max-capacity"] ?? (values.quick ? 8 : Infinity));
-  if (!(minCapacity <= maxCapacity)) throw new Error("--min-capacity must not exceed --max-capacity");
-  const out = values.out ? path.resolve(values.out) : undefined;
-  const quickDir = path.join(ROOT, "build/bench/quick");
-  return {
-    quick: values.quick,
-    runs,
-    predicates,
-    minCapacity,
-    maxCapacity,
-    compile: !values["no-compile"] && !values.quick,
-    merge: values.merge,
-    circuits: values.circuits?.split(",").map((c) => c.trim()),
-    resultsDir: out ?? (values.quick ? quickDir : path.join(ROOT, "docs/bench")),
-    plotsDir: out
-      ? path.join(out, "plots")
-      : values.quick
-        ? path.join(quickDir, "plots")
-        : path.join(ROOT, "docs/plots"),
-  };
-}
+import { BENCH_USAGE, parseBenchArgs, type Options } from "./options.js";
+import {
+  buildSteps,
+  FULL_BENCH_ADDS,
+  fullBuildPlan,
+  missingCircuits,
+  planText,
+  QUICK_GROUP,
+  quickPlan,
+  runBuildSteps,
+  type PlannedCircuit,
+} from "./plan.js";
 
 function readOptionalJson(file: string): Record<string, unknown> {
   if (!existsSync(file)) return {};
@@ -206,7 +135,7 @@ function countRows(c: ConstraintReport, kept: readonly ResultRow[]): ResultRow[]
 export async function runBench(argv: string[]): Promise<number> {
   let o: Options;
   try {
-    o = parse(argv);
+    o = parseBenchArgs(argv);
   } catch (e) {
     const help = (e as { help?: boolean }).help;
     (help ? console.log : console.error)(
@@ -215,6 +144,35 @@ export async function runBench(argv: string[]): Promise<number> {
     return help ? 0 : 2;
   }
   const started = Date.now();
+  const table = await loadInstances();
+  const selected = (c: PlannedCircuit) =>
+    c.capacity >= o.minCapacity &&
+    c.capacity <= o.maxCapacity &&
+    (!o.circuits || o.circuits.includes(c.name));
+  // --quick proves its plan and nothing else; a full run proves every built circuit in range, and builds the
+  // bench group's first.
+  const quick = o.quick ? quickPlan(table, o.predicates).filter(selected) : undefined;
+  // Below the range too: the bench group's 8-record rows cost little, and wanting the whole group lets one
+  // `setup --group bench` build it two circuits at a time.
+  const wanted =
+    quick ??
+    fullBuildPlan(table, o.predicates).filter(
+      (c) => c.capacity <= o.maxCapacity && (!o.circuits || o.circuits.includes(c.name)),
+    );
+  const missing = o.build ? await missingCircuits(wanted, table) : [];
+  const steps = buildSteps(missing, wanted, table, o.quick ? QUICK_GROUP : "bench");
+  if (o.planOnly) {
+    console.log(planText(wanted, missing, steps, o.quick));
+    return 0;
+  }
+  const progress = new Progress({ total: steps.length + (quick?.length ?? 0) + 4 });
+  let buildSeconds: number;
+  try {
+    buildSeconds = await runBuildSteps(steps, (label, run) => progress.step(label, (h) => run(h.note)));
+  } catch (e) {
+    console.error(`bench: ${(e as Error).message}`);
+    return 1;
+  }
   const manifest = loadManifest();
   const circuits = claimCircuits(manifest)
     .map(([name, c]) => ({
@@ -225,10 +183,13 @@ export async function runBench(argv: string[]): Promise<number> {
       constraints: c.constraints,
     }))
     .filter(
-      (c) => o.predicates.includes(c.predicate) && c.capacity >= o.minCapacity && c.capacity <= o.maxCapacity,
+      (c) =>
+        o.predicates.includes(c.predicate) &&
+        selected({ ...c, groups: [] }) &&
+        (!quick || quick.some((q) => q.name === c.name)),
     )
-    .filter((c) => !o.circuits || o.circuits.includes(c.name))
     .sort((a, b) => a.capacity - b.capacity || a.predicate.localeCompare(b.predicate));
+  progress.setTotal(steps.length + circuits.length + 4);
   // The checkpoint lookup compiles in seconds: counted at every proven depth too, so each proven row's
   // per-checkpoint figure is its own. The whole commitment only at the listed depths.
   const provenDepths = circuits.map((c) => Math.log2(c.capacity));
@@ -245,7 +206,6 @@ export async function runBench(argv: string[]): Promise<number> {
         budgetSeconds: Number(process.env.BENCH_COMPILE_BUDGET_S ?? 900),
         maxCompileSeconds: 360,
       };
-  const progress = new Progress({ total: circuits.length + 4 });
   mkdirSync(o.resultsDir, { recursive: true });
   const resultsFile = path.join(o.resultsDir, "results.json");
   const earlier = readOptionalJson(resultsFile);
@@ -280,6 +240,13 @@ export async function runBench(argv: string[]): Promise<number> {
     mergedFrom: o.merge ? mergedCommands(earlier) : undefined,
     measuredAt: new Date().toISOString(),
     runsPerCircuit: o.runs,
+    // What this run built before it measured (setup), included in totalSeconds.
+    build: {
+      setupRuns: steps.map((a) => `setup ${a.join(" ")}`),
+      built: missing.map((m) => m.name),
+      seconds: buildSeconds,
+    },
+    quickPlan: quick?.map((q) => q.name),
   };
   const measured: Array<{
     predicate: string;
@@ -399,9 +366,11 @@ export async function runBench(argv: string[]): Promise<number> {
     };
     save(out);
     const table = markdownTable(rows);
-    writeFileSync(path.join(o.resultsDir, "results.md"), table + "\n");
+    // The curve table first: the columns a cost-per-size curve reads; every column follows.
+    const curves = curveTable(rows);
+    writeFileSync(path.join(o.resultsDir, "results.md"), `${curves}\n\n${table}\n`);
     const plots = await progress.step("plots", async () => writePlots(rows, o.plotsDir));
-    console.log(`\n${table}\n`);
+    console.log(`\n${o.quick ? curves : table}\n`);
     if (model)
       console.log(
         `prove time ≈ ${model.proveSeconds.coefficients[0].toFixed(3)} s + ${(model.proveSeconds.coefficients[1] * 1e6).toFixed(2)} µs·constraints (r² ${model.proveSeconds.r2.toFixed(3)})`,
@@ -411,10 +380,16 @@ export async function runBench(argv: string[]): Promise<number> {
       console.log(
         `prove time ≈ ${byShape.coefficients[0].toFixed(3)} s + ${(byShape.coefficients[1] * 1e3).toFixed(1)} ms·zkeyMB + ${(byShape.coefficients[2] * 1e6).toFixed(2)} µs·domain (r² ${byShape.r2.toFixed(3)})`,
       );
-    for (const s of counts.skipped) console.log(`not counted: ${s}`);
+    if (!o.quick) for (const s of counts.skipped) console.log(`not counted: ${s}`);
     console.log(
-      `results: ${path.relative(ROOT, resultsFile)}; plots: ${plots.map((p) => path.relative(ROOT, p)).join(", ")}`,
+      `results: ${path.relative(ROOT, resultsFile)}${o.quick ? " (every column: results.md)" : ""}; plots: ${plots.map((p) => path.relative(ROOT, p)).join(", ")}`,
     );
+    const took = formatSeconds(Date.now() - started);
+    const builds = missing.length
+      ? `, ${formatSeconds(buildSeconds * 1000)} of it building ${missing.length} circuit${missing.length === 1 ? "" : "s"} first`
+      : ", nothing to build";
+    console.log(`${measured.length} circuits measured in ${took}${builds}.`);
+    if (o.quick) console.log(`\n${FULL_BENCH_ADDS}`);
     return 0;
   } catch (e) {
     console.error(`bench: ${(e as Error)?.stack ?? e}`);

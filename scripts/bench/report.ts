@@ -109,6 +109,30 @@ export function markdownTable(rows: ResultRow[]): string {
   return [head, ...lines.map((l) => `| ${l} |`)].join("\n");
 }
 
+/**
+ * One row per predicate and size with the figures a cost-per-size curve reads: constraints, median proof
+ * time (wall and CPU), peak memory of the proving process, settle gas. Rows not proven say how they were
+ * counted.
+ */
+export function curveTable(rows: ResultRow[]): string {
+  const head =
+    "| predicate | records | constraints | per record | prove s (median) | prove CPU s | peak RSS MB | settle gas |\n" +
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |";
+  const lines = rows.map((r) =>
+    [
+      r.predicate,
+      r.status === "proven" ? r.capacity : `${r.capacity} (${r.status})`,
+      int(r.constraints),
+      int(r.constraintsPerRecord),
+      fmt(r.proveSeconds?.median),
+      fmt(r.proveCpuSeconds?.median),
+      int(r.peakRssMB),
+      int(r.gas?.settle),
+    ].join(" | "),
+  );
+  return [head, ...lines.map((l) => `| ${l} |`)].join("\n");
+}
+
 /** time ≈ a + b·constraints over the proven rows (median prove time), with residuals. */
 export function proveCostModel(
   rows: ResultRow[],
@@ -168,6 +192,32 @@ export function writePlots(rows: ResultRow[], dir: string): string[] {
       }),
     );
   }
+  // The proven rows' other costs per size: the proving process's peak memory and the settle transaction.
+  const provenCurve = (title: string, yLabel: string, y: (r: ResultRow) => number | undefined) =>
+    lineChart({
+      title,
+      xLabel: "records (capacity, log2 scale)",
+      yLabel,
+      logX: true,
+      series: predicates
+        .map((p) => ({
+          name: p,
+          points: proven
+            .filter((r) => r.predicate === p && y(r) !== undefined)
+            .map((r) => ({ x: r.capacity, y: y(r)! })),
+        }))
+        .filter((s) => s.points.length),
+    });
+  if (proven.some((r) => r.peakRssMB !== undefined))
+    write(
+      "peak-rss-vs-records.svg",
+      provenCurve("Peak RSS of the proving process vs trace capacity", "MB", (r) => r.peakRssMB),
+    );
+  if (proven.some((r) => r.gas))
+    write(
+      "settle-gas-vs-records.svg",
+      provenCurve("settle() gas (median) vs trace capacity", "gas", (r) => r.gas?.settle),
+    );
   const perRecord: Series[] = predicates.flatMap((p) => {
     const mine = rows.filter((r) => r.predicate === p).sort((a, b) => a.capacity - b.capacity);
     const counted = mine.filter((r) => r.status !== "extrapolated");

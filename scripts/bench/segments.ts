@@ -166,6 +166,7 @@ async function queueProver(workers: number): Promise<SegmentProver> {
   const queue = new QueueSegmentProver({ connection, prefix, attempts: 1 });
   return {
     proveAll: (tasks, onProof) => queue.proveAll(tasks, onProof),
+    discard: (task, proof, reason) => queue.discard(task, proof, reason),
     async close() {
       await queue.close();
       await Promise.all(started.map((w) => w.close()));

@@ -1,10 +1,13 @@
 // vai claim file|status|default: the user's side of a claim, and its state for anyone.
 import { formatEther, type Address, type Hex } from "viem";
 import { ClaimStatus, type EscrowClient } from "../../sdk/chain/escrow.js";
+import { ZkvaiError } from "../../sdk/core/errors.js";
 import {
   CHAIN_OPTIONS,
   HELP,
   InputError,
+  durationText,
+  isoTime,
   output,
   parseClaimId,
   parseCommand,
@@ -85,7 +88,19 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
   async default(argv) {
     const { values, positionals } = parseCommand(argv, CHAIN_OPTIONS, ["claimId"]);
     const claimId = parseClaimId(positionals[0]);
-    const { escrow } = await connect(values, { role: parseRole(values.as, "provider"), wallet: true });
+    const { escrow, chain } = await connect(values, { role: parseRole(values.as, "provider"), wallet: true });
+    // Said here, in dates, before a transaction the escrow would revert with a bare timestamp.
+    const claim = await escrow.claim(claimId);
+    if (claim.status === ClaimStatus.Settled || claim.status === ClaimStatus.Defaulted)
+      throw new ClaimNotDueError(`claim ${claimId} is already ${ClaimStatus[claim.status].toLowerCase()}`);
+    if (claim.status === ClaimStatus.Open) {
+      const now = (await chain.publicClient.getBlock()).timestamp;
+      const endsAt = claim.filedAt + (await escrow.constants()).proofWindow;
+      if (now < endsAt)
+        throw new ClaimNotDueError(
+          `claim ${claimId} cannot default yet: the provider's proof window is open until ${isoTime(endsAt)}, ${durationText(endsAt - now)} from now (chain time); run this again after it`,
+        );
+    }
     const tx = await escrow.claimDefault(claimId);
     output(
       values.json,
@@ -97,4 +112,10 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
   },
 };
 
-const iso = (seconds: bigint) => new Date(Number(seconds) * 1000).toISOString();
+const iso = isoTime;
+
+/** `vai claim default` before the claim can default, or for one already resolved: nothing was sent. */
+export class ClaimNotDueError extends ZkvaiError {
+  static override readonly code: string = "CLAIM_NOT_DUE";
+  override name = "ClaimNotDueError";
+}

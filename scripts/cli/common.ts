@@ -41,6 +41,7 @@ export function parseCommand<O extends Options>(
   options: O,
   positionals: string[] = [],
 ): Parsed<O> {
+  refuseNegativeNumbers(argv, options);
   let parsed;
   try {
     parsed = parseArgs({
@@ -60,6 +61,24 @@ export function parseCommand<O extends Options>(
   return parsed as unknown as Parsed<O>;
 }
 
+/**
+ * A negative number given to an option that takes a value (`--amount -1`, `--workers=-3`) is refused by name:
+ * parseArgs would call the first form "ambiguous" and pass the second on. No `vai` option takes a negative
+ * number (amounts, counts, blocks, times), and none takes a value that looks like one.
+ */
+export function refuseNegativeNumbers(argv: readonly string[], options: Options): void {
+  const takesValue = (name: string) => options[name]?.type === "string";
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--") return;
+    const m = /^--([^=]+)(?:=(.*))?$/s.exec(arg);
+    if (!m || !takesValue(m[1])) continue;
+    const value = m[2] ?? argv[i + 1];
+    if (value !== undefined && /^-(\d|\.\d|Infinity\b)/.test(value))
+      throw new InputError(`--${m[1]} must be a non-negative number, not ${value}`);
+  }
+}
+
 /** Runs a command body with the shared exit-code contract: 0 ok, 1 failed operation, 2 bad input. */
 export async function runCommand(name: string, usage: string, body: () => Promise<void>): Promise<number> {
   try {
@@ -70,7 +89,7 @@ export async function runCommand(name: string, usage: string, body: () => Promis
       console.log(usage);
       return 0;
     }
-    if (e instanceof AlreadyReported) return 1;
+    if (e instanceof AlreadyReported) return e.exitCode;
     const message = describeError(e);
     if (e instanceof InputError) {
       console.error(`vai ${name}: ${message}`);
@@ -84,10 +103,16 @@ export async function runCommand(name: string, usage: string, body: () => Promis
 /** Thrown by a command body to print its usage and exit 0. */
 export const HELP = Symbol("help");
 
-/** Thrown by a command body that has already printed why it failed: exit 1, nothing more said. */
+/** Thrown by a command body that has already printed why it failed: exit 1 (or `exitCode`), nothing more said. */
 export class AlreadyReported extends ZkvaiError {
   static override readonly code: string = "ALREADY_REPORTED";
   override name = "AlreadyReported";
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
 }
 
 export function required<T>(value: T | undefined, flag: string): T {
@@ -144,6 +169,25 @@ export function output(json: boolean, result: Record<string, unknown>, lines: ()
 }
 
 export const hex64 = (x: bigint): Hex => `0x${x.toString(16).padStart(64, "0")}`;
+
+/** A chain time (Unix seconds) for a person: ISO 8601 in UTC, never the raw number. */
+export const isoTime = (seconds: bigint): string => new Date(Number(seconds) * 1000).toISOString();
+
+/** A wait for a person: "2 d 23 h 59 min", "5 min 3 s", "40 s". */
+export function durationText(seconds: bigint): string {
+  let left = seconds < 0n ? 0n : seconds;
+  const parts: string[] = [];
+  for (const [unit, size] of [
+    ["d", 86_400n],
+    ["h", 3_600n],
+    ["min", 60n],
+  ] as const) {
+    if (left >= size) parts.push(`${left / size} ${unit}`);
+    left %= size;
+  }
+  if (left > 0n || parts.length === 0) parts.push(`${left} s`);
+  return parts.slice(0, 3).join(" ");
+}
 
 /** A JSON file named on the command line; a missing or unparsable one is bad input, named as `what`. */
 export function readJsonFile(file: string, what: string): unknown {

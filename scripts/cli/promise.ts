@@ -12,7 +12,8 @@ import { parsePromiseDocument } from "../../sdk/core/promise-document.js";
 import { registerPromise } from "../../sdk/promises.js";
 import { manifestPath, readManifest } from "../../prover/artifacts/manifest.js";
 import { checkPromise, type PromiseReport } from "../../sdk/user/check-promise.js";
-import { SettlementInvalid } from "../../sdk/user/evidence.js";
+import { SettlementInvalid, SettlementUncheckable } from "../../sdk/user/errors.js";
+import { INSECURE_KEYS_WARNING } from "../../sdk/user/deployment-check.js";
 import {
   AlreadyReported,
   CHAIN_OPTIONS,
@@ -58,7 +59,10 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
       role: parseRole(values.as, "provider"),
       wallet: true,
     });
-    if (!deployment.verifiers.some((v) => v.predicate === spec.predicate))
+    // Served by whole-claim verifiers, a segment verifier, or both (as the escrow takes it).
+    if (
+      ![...deployment.verifiers, ...deployment.segmentVerifiers].some((v) => v.predicate === spec.predicate)
+    )
       throw new InputError(`the deployment has no ${spec.predicate} verifier; deploy after \`vai setup\``);
     const store = openStore(config, true);
     try {
@@ -113,23 +117,36 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
       ["promiseId"],
     );
     const promiseId = parsePromiseId(positionals[0]);
-    const manifest = readManifest(path.resolve(values.manifest ?? manifestPath()));
+    const manifestFile = path.resolve(values.manifest ?? manifestPath());
+    const manifest = readManifest(manifestFile);
     const { chain, deployment } = await connect(values, { wallet: false });
     let report: PromiseReport;
     try {
-      report = await checkPromise({ chain, escrow: deployment.escrow, promiseId, manifest });
+      report = await checkPromise({
+        chain,
+        escrow: deployment.escrow,
+        promiseId,
+        manifest,
+        manifestPath: manifestFile,
+      });
     } catch (e) {
-      if (!(e instanceof SettlementInvalid)) throw e;
-      output(values.json, { promiseId, trustworthy: false, reason: e.message }, () => [
-        `promise ${promiseId} NOT safe to rely on: ${e.message}`,
+      if (!(e instanceof SettlementInvalid || e instanceof SettlementUncheckable)) throw e;
+      const verdict = e instanceof SettlementInvalid ? "NOT safe to rely on" : "could NOT be checked";
+      output(values.json, { promiseId, checksOut: false, code: e.code, reason: e.message }, () => [
+        `promise ${promiseId} ${verdict}: ${e.message}`,
       ]);
       throw new AlreadyReported(e.message);
     }
     const coverage = report.covered
-      ? `${formatEther(report.available)} ETH of reserve can still be claimed (payout ${formatEther(report.payout)} ETH)`
-      : `but it covers no new claim now: ${formatEther(report.available)} ETH available against a payout of ${formatEther(report.payout)} ETH, or it is retired`;
-    output(values.json, { trustworthy: true, ...report }, () => [
-      `promise ${promiseId} checks out: ${report.predicate}, escrow, Poseidon(3) and ${report.verifiers.length} verifier(s) match the manifest; ${coverage}`,
+      ? `${formatEther(report.available)} ETH of reserve is free to cover new sessions (payout ${formatEther(report.payout)} ETH)`
+      : `but it covers no new session now: ${formatEther(report.available)} ETH free against a payout of ${formatEther(report.payout)} ETH, or it is retired`;
+    const contracts = `${report.predicate}, escrow, Poseidon(3) and ${report.verifiers.length} verifier(s) match the manifest`;
+    // Development keys: the contracts are the ones built, but a proof against them proves nothing.
+    const head = report.insecureKeys
+      ? `promise ${promiseId} checks out under ${INSECURE_KEYS_WARNING}, so its settlements prove nothing: ${contracts}`
+      : `promise ${promiseId} checks out: ${contracts}`;
+    output(values.json, { checksOut: true, ...report }, () => [
+      `${head}; ${coverage}`,
       ...(values.verbose ? report.checks.map((c) => `  ✓ ${c}`) : []),
     ]);
   },
@@ -163,9 +180,9 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
     };
     output(values.json, result, () => [
       `promise ${promiseId}: ${result.predicate} by ${p.provider}`,
-      `  payout ${formatEther(p.payout)} ETH, reserve ${formatEther(p.reserve)} ETH, ${p.openClaims} open claim(s)`,
+      `  payout ${formatEther(p.payout)} ETH, reserve ${formatEther(p.reserve)} ETH, ${formatEther(p.payout * BigInt(p.earmarks))} ETH earmarked for ${p.earmarks} covered session(s)`,
       `  paramsHash ${p.paramsHash}, profileHash ${p.profileHash}`,
-      `  ${p.retiredAt === 0n ? "active" : `retired at ${new Date(Number(p.retiredAt) * 1000).toISOString()}`}${p.reserveWithdrawn ? ", reserve withdrawn" : ""}`,
+      `  ${p.retiredAt === 0n ? "active" : `retired at ${new Date(Number(p.retiredAt) * 1000).toISOString()}`}`,
       ...verifiers.map(
         (v) => `  verifier ≤ ${v.capacity} records: ${v.address}${v.circuit ? ` (${v.circuit})` : ""}`,
       ),

@@ -64,9 +64,12 @@ exit codes: 0 deployed, 1 a transaction failed, 2 bad input or configuration`,
   vai promise retire <promiseId>                  ends new coverage (provider only)
   vai promise show <promiseId>                    on-chain terms, and whether θ is in the store
   vai promise check <promiseId> [--manifest f] [--verbose]
-      a user's check before relying on a promise: the escrow, its Poseidon(3) and every verifier the
-      promise settles with against the manifest's build (no proxy, no other code), and the reserve
-      not yet earmarked for open claims. Exit 1 with the reason when a check fails.
+      a user's check before relying on a promise, with the manifest and the chain alone: the escrow
+      and its Poseidon(3) are this package's contracts compiled, and every verifier a claim can be
+      settled through (whole-claim and segment) runs the code compiled from its manifest circuit's
+      key, with every checksum \`vai verify\` checks; then the reserve not yet earmarked for open
+      claims. Says so when the manifest marks the keys as INSECURE development keys. Exit 1 with the
+      reason when a check fails.
 
 ${CHAIN_FLAGS_HELP}`,
   session: `usage: vai session show <sessionId>
@@ -126,21 +129,31 @@ restart through the state file (which claims are answered, which blocks were sca
   --debug                log debug events too
 
 ${CHAIN_FLAGS_HELP}`,
-  verify: `usage: vai verify <claimId> [--manifest <file>] [--escrow <address> [--from-block <n>]] [--recompile]
+  verify: `usage: vai verify <claimId> [--manifest <file>] [--escrow <address> [--from-block <n>]]
 
-Checks, trusting only the chain and the manifest, that claim <claimId> was settled by a valid
-proof: finds its ClaimSettled event and transaction, decodes the proof from the calldata,
+Checks, trusting only the chain, the manifest and this package, that claim <claimId> was settled
+by a valid proof: finds its ClaimSettled event and transaction, decodes the proof from the calldata,
 rebuilds the public inputs from the escrow's storage, re-verifies the Groth16 proof with the
-circuit's verification key, and checks that the verifier contract the escrow called runs the
-bytecode compiled from the verifier source the manifest records, whose constants are that key.
-Prints one line: "settlement valid: …" or "settlement NOT valid: <reason>".
-  --manifest <file>     manifest to trust (default build/manifest.json); its paths are relative to
-                        the repository root
+circuit's verification key, and checks that the escrow and its Poseidon(3) run this package's
+contracts/ compiled with solc-js, and that the verifier the escrow called runs the code compiled
+from the verifier source regenerated from the manifest's key (its sha256, and the key's, as the
+manifest records). No build folder is needed: a manifest written by setup embeds its keys.
+Prints one line:
+  "settlement valid: …"                   the proof holds and the money followed it
+  "settlement valid under INSECURE development keys: …"   the same, but the manifest marks the
+                                          keys as development keys anyone can forge proofs against
+  "settlement NOT valid: <reason>"        a link of the evidence does not hold
+  "settlement NOT verified: <reason>"     evidence is missing (e.g. an old manifest without keys)
+  "claim <id> does not exist …", "claim <id> is not settled yet: …", "claim <id> was not settled
+  by a proof: it defaulted …"             there is no proof to check
+  --manifest <file>     manifest to trust (default build/manifest.json); paths in it are relative
+                        to the build it describes, and never lead outside it
   --escrow <address>    the escrow to ask, instead of the deployment file's
   --from-block <n>      first block to search for the settlement (with --escrow; default 0)
-  --recompile           also compile the verifier source again (solc-js, the build's settings)
-                        and compare with the on-chain code, trusting no build output
+  --recompile           accepted for older scripts: every check now compiles from source
   --verbose             list every check that passed
   --rpc-url, --deployment, --config, --json: as for the other commands (see \`vai claim --help\`)
-exit codes: 0 valid, 1 not valid (or could not be checked), 2 bad input`,
+exit codes: 0 valid (also under insecure keys: the line and --json's "insecureKeys" say so),
+            1 not valid or could not be checked, 2 bad input, 3 no proof to check (no such claim,
+            not settled yet, defaulted)`,
 } as const;

@@ -17,12 +17,15 @@ import {
 import { USAGE } from "./usage.js";
 import { loadConfig, rpcUrlFor } from "./config.js";
 import { connect, openChain } from "./connect.js";
-import { SettlementInvalid } from "../../sdk/user/evidence.js";
 import {
+  ClaimNotSettled,
+  NoSuchClaim,
+  SettlementInvalid,
   SettlementUncheckable,
-  verifySettlement,
-  type SettlementReport,
-} from "../../sdk/user/verify-settlement.js";
+} from "../../sdk/user/errors.js";
+import { INSECURE_KEYS_WARNING } from "../../sdk/user/deployment-check.js";
+import { verifySettlement, type SettlementReport } from "../../sdk/user/verify-settlement.js";
+import type { ZkvaiError } from "../../sdk/core/errors.js";
 
 export const verifyCommand: Command = {
   usage: USAGE.verify,
@@ -68,19 +71,59 @@ export const verifyCommand: Command = {
           recompile: values.recompile,
         });
       } catch (e) {
-        if (!(e instanceof SettlementInvalid || e instanceof SettlementUncheckable)) throw e;
-        const verdict = e instanceof SettlementInvalid ? "NOT valid" : "NOT verified";
-        output(values.json, { claimId, valid: false, reason: e.message }, () => [
-          `settlement ${verdict}: ${e.message}`,
-        ]);
-        throw new AlreadyReported(e.message);
+        const verdict = verdictOf(e);
+        if (!verdict) throw e;
+        output(
+          values.json,
+          {
+            claimId,
+            valid: false,
+            verdict: verdict.kind,
+            code: (e as ZkvaiError).code,
+            reason: verdict.reason,
+          },
+          () => [verdict.line],
+        );
+        throw new AlreadyReported(verdict.reason, verdict.exitCode);
       } finally {
         await releaseProver();
       }
       const what = report.violated ? "violation" : "satisfaction";
-      output(values.json, { valid: true, ...report }, () => [
-        `settlement valid: ${what} proven for session ${report.sessionId}, promise ${report.promiseId}`,
+      const line = report.insecureKeys
+        ? `settlement valid under ${INSECURE_KEYS_WARNING}, so it shows nothing about the session (${what} proven for session ${report.sessionId}, promise ${report.promiseId})`
+        : `settlement valid: ${what} proven for session ${report.sessionId}, promise ${report.promiseId}`;
+      output(values.json, { valid: true, verdict: "valid", ...report }, () => [
+        line,
         ...(values.verbose ? report.checks.map((c) => `  ✓ ${c}`) : []),
       ]);
     }),
 };
+
+/**
+ * The line and exit code of every answer that is not "valid" (USAGE.verify lists them): 1 for a settlement that
+ * is NOT valid or could NOT be verified, 3 for a claim with no proof to check (none with that id, not settled
+ * yet, defaulted).
+ */
+function verdictOf(e: unknown): { kind: string; line: string; reason: string; exitCode: number } | undefined {
+  if (e instanceof SettlementInvalid)
+    return { kind: "invalid", line: `settlement NOT valid: ${e.message}`, reason: e.message, exitCode: 1 };
+  if (e instanceof SettlementUncheckable)
+    return {
+      kind: "unchecked",
+      line: `settlement NOT verified: ${e.message}`,
+      reason: e.message,
+      exitCode: 1,
+    };
+  // These messages say themselves that nothing was settled by a proof: "claim 9 does not exist …", "claim 2 is
+  // not settled yet: …", "claim 2 was not settled by a proof: it defaulted …".
+  if (e instanceof NoSuchClaim)
+    return { kind: "no-such-claim", line: e.message, reason: e.message, exitCode: 3 };
+  if (e instanceof ClaimNotSettled)
+    return {
+      kind: e.state === "defaulted" ? "defaulted" : "not-settled",
+      line: e.message,
+      reason: e.message,
+      exitCode: 3,
+    };
+  return undefined;
+}

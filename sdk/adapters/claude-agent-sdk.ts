@@ -44,6 +44,7 @@ import { canonicalJson, type Json } from "../core/canonical.js";
 import { InvalidCallError } from "../core/errors.js";
 import { messageOf } from "../core/record-checks.js";
 import { recordableText, snapshotArgs } from "../session-limits.js";
+import { storedResult } from "../session-results.js";
 import type { Session } from "../session.js";
 import { ask, checkApprovals, denialText, type ClaudeAgentApprovals } from "./claude-agent-sdk-approvals.js";
 import {
@@ -356,8 +357,9 @@ function otherInput(ranWith: unknown, recorded: string): string | undefined {
   return key === recorded ? undefined : `PostToolUse reported tool_input ${key}`;
 }
 
+/** A late result as its record holds it: as Session.call would store it (a marker when it cannot be stored). */
 function resultOf(result: unknown): { result?: Json } {
-  return result === undefined ? {} : { result: result as Json };
+  return result === undefined ? {} : { result: storedResult(result).result };
 }
 
 /** One adapter per Session (or over a HarnessRecorder shared with other helpers). */

@@ -21,12 +21,7 @@
 // finally gets, however often inner middlewares ran the tool and whatever args they gave it.
 import { randomUUID } from "node:crypto";
 import { createMiddleware, ToolInvocationError, ToolMessage, type AgentMiddleware } from "langchain";
-import {
-  CallNotRunError,
-  IdempotencyConflictError,
-  RecordedToolError,
-  UnrecordableResultError,
-} from "../core/errors.js";
+import { CallNotRunError, IdempotencyConflictError, RecordedToolError } from "../core/errors.js";
 import type { Json } from "../core/canonical.js";
 import type { Session } from "../session.js";
 import {
@@ -160,8 +155,6 @@ export function zkvaiMiddleware(
           if (toolErrors === "throw") throw e;
           return errorReply(call, `${e.message}\n Please fix your mistakes.`);
         }
-        // The tool ran and the model gets its reply; only the record holds an error instead of the result.
-        if (e instanceof UnrecordableResultError && reply !== undefined) return reply;
         // The paused attempt is stored blocked; LangGraph must see its own interrupt, unchanged.
         if (e instanceof CallNotRunError && thrown !== undefined && isPause(thrown.error)) throw thrown.error;
         if (thrown === undefined || e !== thrown.error) throw e;

@@ -18,7 +18,6 @@ import {
   InputError,
   InvalidCallError,
   StoreUnavailableError,
-  UnrecordableResultError,
   ZkvaiError,
 } from "../core/errors.js";
 import {
@@ -159,13 +158,14 @@ export class HarnessRecorder {
 
   /**
    * Runs a tool through Session.call with the framework's call id as its actionId: the result, or the
-   * error (re-thrown), is stored before this settles. A FailedResult thrown by execute is recorded as
+   * error (re-thrown), is stored before this settles, and the caller gets the tool's own value even when
+   * the record can hold only a marker for it (sdk/session-results.ts). A FailedResult thrown by execute is recorded as
    * the call's error and its value returned. A refusal (isRefusal) is thrown for the adapter to turn
    * into the framework's denial.
    */
   async run<T>(call: HarnessCall, execute: () => Promise<T>): Promise<T> {
     try {
-      return (await this.session.call(call.tool, call.args, execute as () => Promise<Json>, {
+      return (await this.session.call(call.tool, call.args, execute, {
         actionId: call.callId,
       })) as T;
     } catch (e) {
@@ -263,9 +263,9 @@ export class HarnessRecorder {
     try {
       await entry.recorded;
     } catch (e) {
-      // The tool's own error, or a result JSON cannot carry, was recorded as the call's error; a record that
-      // could not be stored at all is the caller's to hear about.
-      if (("error" in outcome && e === outcome.error) || e instanceof UnrecordableResultError) return;
+      // The tool's own error was recorded as the call's error; a record that could not be stored at all is
+      // the caller's to hear about. (A result JSON cannot carry is recorded as a marker, not an error.)
+      if ("error" in outcome && e === outcome.error) return;
       throw e;
     }
   }

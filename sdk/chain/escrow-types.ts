@@ -21,9 +21,40 @@ export interface PromiseInfo {
   /** Block time of retirePromise; 0n while the promise is active. */
   retiredAt: bigint;
   retiredNonce: bigint;
-  /** Claims filed and not yet settled, defaulted or withdrawn. */
-  openClaims: number;
-  reserveWithdrawn: boolean;
+  /** Sessions whose coverage by this promise is earmarked: payout × earmarks of the reserve is locked. */
+  earmarks: number;
+}
+
+/** A (session, promise) pair's coverage, as the escrow's `Coverage` enum (contracts/EscrowBase.sol). */
+export enum Coverage {
+  /** The promise does not cover the session: not named at open, or named without free reserve for it. */
+  None = 0,
+  /** The payout is locked for this session since it opened; only a claim on the pair can spend it. */
+  Earmarked = 1,
+  /** A claim on the pair was settled or defaulted. */
+  Resolved = 2,
+  /** The claim window ended with no claim; the payout went back to the free reserve. */
+  Released = 3,
+}
+
+/** What one promise guarantees one session (EscrowClient.coverageOf). */
+export interface PairCoverage {
+  coverage: Coverage;
+  /** The claim open on the pair; 0n when none. */
+  openClaimId: bigint;
+  /** The amount earmarked for the session: the payout while Earmarked, else 0n. */
+  amount: bigint;
+}
+
+/** One promise named at openSession (its SessionCovered event). */
+export interface SessionCoverage {
+  promiseId: bigint;
+  /** Whether its payout was earmarked for the session; false: its free reserve held less than the payout. */
+  covered: boolean;
+  /** The payout earmarked (0n when not covered). */
+  amount: bigint;
+  /** The promise's free reserve after this session's earmark. */
+  available: bigint;
 }
 
 export interface SessionInfo {
@@ -96,6 +127,11 @@ export interface ClaimDigests {
 export interface TxResult {
   gasUsed: bigint;
   txHash: Hex;
+}
+
+/** openSession's transaction, with the coverage it decided: one entry per promise it named. */
+export interface SessionOpenTx extends TxResult {
+  coverage: readonly SessionCoverage[];
 }
 
 /** What settle() and claimDefault() credited, and to whom (withdrawn later with withdraw()). */

@@ -14,19 +14,25 @@ import type { ProofWords, PublicInputs } from "../core/claim.js";
 import { PROOF_WORDS } from "../core/claim.js";
 import { checkReceipt, splitSignature, type Receipt } from "../core/receipt.js";
 import { receiptOf } from "./artifacts.js";
+import { activePromisesOf, releaseExpired, sessionCoverage, type CoverOption } from "./escrow-coverage.js";
+import { escrowFailure } from "./escrow-errors.js";
 import {
   ClaimStatus,
+  Coverage,
   type ClaimFiledEvent,
   type ClaimInfo,
   type FoldEntry,
   type Logged,
   type Payment,
+  type PairCoverage,
   type PromiseInfo,
   type RegisterPromiseArgs,
   type SegmentLink,
   type ClaimDigests,
   type SegmentVerifierInfo,
+  type SessionCoverage,
   type SessionInfo,
+  type SessionOpenTx,
   type TxResult,
 } from "./escrow-types.js";
 import { ESCROW_ABI } from "./generated/escrow-abi.js";
@@ -37,11 +43,17 @@ type EscrowAbi = typeof ESCROW_ABI;
 type WriteName = ContractFunctionName<EscrowAbi, "nonpayable" | "payable">;
 
 export * from "./escrow-deploy.js";
+export { EscrowRevertError, EscrowTxError } from "./escrow-errors.js";
+export { activePromisesOf, type CoverOption } from "./escrow-coverage.js";
 
 // ------------------------------------------------------------------------------------------------ escrow client
 
 export {
   ClaimStatus,
+  Coverage,
+  type PairCoverage,
+  type SessionCoverage,
+  type SessionOpenTx,
   type ClaimInfo,
   type FoldEntry,
   type Payment,
@@ -112,8 +124,62 @@ export class EscrowClient {
     return this.send("fund", [promiseId], "PromiseFunded", value);
   }
 
-  openSession(sessionId: Hex, user: Address, profileHash: bigint): Sent<{ nonce: bigint }> {
-    return this.send("openSession", [sessionId, user, profileHash], "SessionOpened");
+  /**
+   * Opens a session and decides its coverage for good: each promise in `cover` (default "auto": every active
+   * promise of the sending provider pinned to `profileHash`, activePromisesOf) has its payout earmarked for the
+   * session when its free reserve holds it, or leaves the session uncovered by it (covered: false). The escrow
+   * reverts for a promise that is not the sender's, is retired or pins another profile. `coverage` lists every
+   * named promise (SessionCovered), in the order named.
+   */
+  async openSession(
+    sessionId: Hex,
+    user: Address,
+    profileHash: bigint,
+    cover: CoverOption = "auto",
+  ): Sent<{ nonce: bigint; coverage: SessionCoverage[] }> {
+    const ids =
+      cover === "auto" ? await activePromisesOf(this, this.sender("openSession"), profileHash) : [...cover];
+    const { gasUsed, txHash, receipt } = await this.sendTx("openSession", [
+      sessionId,
+      user,
+      profileHash,
+      ids,
+    ]);
+    const mine = <L extends { address: Address }>(logs: L[], eventName: string, count: number) => {
+      const own = logs.filter((l) => isAddressEqual(l.address, this.address));
+      if (own.length !== count)
+        throw new Error(`expected ${count} ${eventName} in ${txHash}, got ${own.length}`);
+      return own;
+    };
+    const [opened] = mine(
+      parseEventLogs({ abi: ESCROW_ABI, logs: receipt.logs, eventName: "SessionOpened" }),
+      "SessionOpened",
+      1,
+    );
+    const coverage = mine(
+      parseEventLogs({ abi: ESCROW_ABI, logs: receipt.logs, eventName: "SessionCovered" }),
+      "SessionCovered",
+      ids.length,
+    ).map(({ args: { promiseId, covered, amount, available } }) => ({
+      promiseId,
+      covered,
+      amount,
+      available,
+    }));
+    return { gasUsed, txHash, nonce: opened.args.nonce, coverage };
+  }
+
+  /**
+   * Gives a session's earmark on a promise back to the free reserve once the pair's claim window has ended with
+   * no claim open (anyone may send it).
+   */
+  releaseCoverage(sessionId: Hex, promiseId: bigint): Sent<{ amount: bigint; available: bigint }> {
+    return this.send("releaseCoverage", [sessionId, promiseId], "CoverageReleased");
+  }
+
+  /** releaseCoverage for every session of `promiseId` whose window ended unclaimed; the sessions released. */
+  releaseExpired(promiseId: bigint): Promise<Hex[]> {
+    return releaseExpired(this, promiseId);
   }
 
   checkpoint(sessionId: Hex, n: number, root: bigint): Sent<{ n: number; root: bigint; acc: bigint }> {
@@ -121,11 +187,13 @@ export class EscrowClient {
   }
 
   /**
-   * The session's user posts a receipt the provider signed (sdk/chain/receipts.ts signReceipt), at any time,
-   * claims open or not. Before close, one that follows a checkpoint's rules (n > lastN, the budget) folds as a
-   * checkpoint (`spare: false`); any other, before close or after, takes the session's one spare entry
-   * (`spare: true`: any n ≥ 1, raising lastN before close when above it). With the spare spent it reverts with
-   * the rule's error before close (CheckpointNotIncreasing, CheckpointBudget), SpareReceiptUsed after.
+   * The session's user posts a receipt the provider signed (sdk/chain/receipts.ts signReceipt). Before close,
+   * one that follows a checkpoint's rules (n > lastN, the budget) folds as a checkpoint (`spare: false`); any
+   * other, before close or after, takes the session's one spare entry (`spare: true`: any n ≥ 1, raising lastN
+   * before close when above it). After close the spare is taken until closedAt + RECEIPT_WINDOW, and later only
+   * while no claim on the session was filed (SpareReceiptTooLate otherwise: the fold is then frozen for the
+   * provider's proofs). With the spare spent it reverts with the rule's error before close
+   * (CheckpointNotIncreasing, CheckpointBudget), SpareReceiptUsed after.
    * `signature` is the 65-byte r ‖ s ‖ v; the escrow checks it (low s, v 27/28, signer = the session's
    * provider) and reverts BadReceiptSignature otherwise. verifyReceipt predicts that check off-chain.
    */
@@ -156,8 +224,16 @@ export class EscrowClient {
     return this.send("closeSession", [sessionId, n, root], "SessionClosed");
   }
 
-  fileClaim(sessionId: Hex, promiseId: bigint, bond: bigint): Sent<{ claimId: bigint; bond: bigint }> {
-    return this.send("fileClaim", [sessionId, promiseId], "ClaimFiled", bond);
+  /**
+   * The session's user claims under a promise, with `bond`. A failure is an EscrowRevertError naming the
+   * escrow's custom error (`revert`: "NotCovered", "ClaimWindowClosed", …) or an EscrowTxError.
+   */
+  async fileClaim(sessionId: Hex, promiseId: bigint, bond: bigint): Sent<{ claimId: bigint; bond: bigint }> {
+    try {
+      return await this.send("fileClaim", [sessionId, promiseId], "ClaimFiled", bond);
+    } catch (e) {
+      throw escrowFailure("fileClaim", e);
+    }
   }
 
   settle(claimId: bigint, proof: ProofWords, violated: boolean): Sent<Payment & { violated: boolean }> {
@@ -200,7 +276,7 @@ export class EscrowClient {
     return this.send("retirePromise", [promiseId], "PromiseRetired");
   }
 
-  /** Provider only, once, 30 days after retirement with no claim open: credits the rest of the reserve. */
+  /** Provider only, at any time: credits the free reserve (availableReserve), which no covered session holds. */
   withdrawReserve(promiseId: bigint): Sent<{ provider: Address; amount: bigint }> {
     return this.send("withdrawReserve", [promiseId], "ReserveWithdrawn");
   }
@@ -249,7 +325,7 @@ export class EscrowClient {
     });
   }
 
-  /** The promise's reserve not earmarked for open claims: a new claim needs at least the payout. */
+  /** The promise's free reserve: not earmarked for covered sessions; a new session is covered from it. */
   availableReserve(promiseId: bigint): Promise<bigint> {
     return this.chain.publicClient.readContract({
       ...this.contract,
@@ -295,6 +371,22 @@ export class EscrowClient {
       functionName: "segmentProven",
       args: [claimId, stateIn, stateOut],
     });
+  }
+
+  /** What the promise guarantees the session: its coverage, the claim open on it, the amount earmarked. */
+  async coverageOf(sessionId: Hex, promiseId: bigint): Promise<PairCoverage> {
+    const [coverage, openClaimId, amount] = await this.chain.publicClient.readContract({
+      ...this.contract,
+      functionName: "coverageOf",
+      args: [sessionId, promiseId],
+    });
+    if (!(coverage in Coverage)) throw new Error(`the escrow reported an unknown coverage ${coverage}`);
+    return { coverage, openClaimId, amount };
+  }
+
+  /** Every promise named when the session opened, covered or not (SessionCovered events). */
+  sessionCoverage(sessionId: Hex): Promise<SessionCoverage[]> {
+    return sessionCoverage(this, sessionId);
   }
 
   async pair(sessionId: Hex, promiseId: bigint): Promise<{ openClaimId: bigint; resolved: boolean }> {
@@ -497,20 +589,34 @@ export class EscrowClient {
     eventName: ContractEventName<EscrowAbi>,
     value?: bigint,
   ): Sent<T> {
+    const { gasUsed, txHash, receipt } = await this.sendTx(functionName, args, value);
+    const logs = parseEventLogs({ abi: ESCROW_ABI, logs: receipt.logs, eventName }).filter((l) =>
+      isAddressEqual(l.address, this.address),
+    );
+    if (logs.length !== 1) throw new Error(`expected one ${eventName} in ${txHash}`);
+    return { gasUsed, txHash, ...(logs[0].args as T) };
+  }
+
+  private sender(functionName: string): Address {
     const wallet = this.wallet;
     if (!wallet) throw new Error(`EscrowClient.${functionName} needs a wallet: use .as(wallet)`);
-    const { address } = this;
+    return wallet.account.address;
+  }
+
+  private async sendTx<F extends WriteName>(
+    functionName: F,
+    args: ContractFunctionArgs<EscrowAbi, "nonpayable" | "payable", F>,
+    value?: bigint,
+  ) {
+    const wallet = this.wallet;
+    if (!wallet) throw new Error(`EscrowClient.${functionName} needs a wallet: use .as(wallet)`);
     // viem cannot narrow `value` (payable or not) through a generic function name; the ABI still checks
     // `functionName` and `args` at every call site above.
-    const request = { address, abi: ESCROW_ABI, functionName, args, value } as Parameters<
+    const request = { address: this.address, abi: ESCROW_ABI, functionName, args, value } as Parameters<
       Wallet["writeContract"]
     >[0];
-    const hash = await wallet.writeContract(request);
-    const receipt = await receiptOf(this.chain, hash);
-    const logs = parseEventLogs({ abi: ESCROW_ABI, logs: receipt.logs, eventName }).filter((l) =>
-      isAddressEqual(l.address, address),
-    );
-    if (logs.length !== 1) throw new Error(`expected one ${eventName} in ${hash}`);
-    return { gasUsed: receipt.gasUsed, txHash: hash, ...(logs[0].args as T) };
+    const txHash = await wallet.writeContract(request);
+    const receipt = await receiptOf(this.chain, txHash);
+    return { gasUsed: receipt.gasUsed, txHash, receipt };
   }
 }

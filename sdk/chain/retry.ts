@@ -117,8 +117,9 @@ export function describeError(e: unknown): string {
     if (revert instanceof ContractFunctionRevertedError) {
       const fn = (e as { functionName?: string }).functionName;
       const data = revert.data;
+      const inputs = data?.abiItem && "inputs" in data.abiItem ? data.abiItem.inputs : [];
       const reason = data
-        ? `${data.errorName}(${(data.args ?? []).map((a) => String(a)).join(", ")})`
+        ? `${data.errorName}(${(data.args ?? []).map((a, i) => argText(a, inputs[i]?.name)).join(", ")})`
         : (revert.reason ?? revert.shortMessage);
       return `${fn ? `${fn} ` : ""}reverted: ${reason}`;
     }
@@ -126,4 +127,15 @@ export function describeError(e: unknown): string {
     return `${e.shortMessage}${details}`.split("\n")[0];
   }
   return String((e as Error)?.message ?? e).split("\n")[0];
+}
+
+/**
+ * A revert argument for a person: the escrow's times (an input named `…At` or `deadline`, Unix seconds)
+ * as an ISO date with the raw value after it, so that nobody has to convert a timestamp by hand.
+ */
+function argText(value: unknown, name: string | undefined): string {
+  const isTime = name !== undefined && (/At$/.test(name) || name === "deadline");
+  if (isTime && typeof value === "bigint" && value > 0n && value < 253_402_300_800n)
+    return `${name}=${new Date(Number(value) * 1000).toISOString()} (${value})`;
+  return String(value);
 }

@@ -9,8 +9,8 @@
 //                             IDEMPOTENCY_CONFLICT, SESSION_CLOSED, SESSION_OPEN_FAILED,
 //                             SESSION_RECOVERY_FAILED, CHECKPOINT_MISMATCH, SESSION_CLOSE_FAILED,
 //                             GUARD_REFUSED, STORE_UNAVAILABLE, RECORD_WRITE_FAILED,
-//                             UNRECORDABLE_RESULT, RECORDED_TOOL_ERROR, CHECKPOINT_BUDGET, BEYOND_CAPACITY,
-//                             BAD_INPUT,
+//                             RECORDED_TOOL_ERROR, CHECKPOINT_BUDGET, BEYOND_CAPACITY,
+//                             BAD_INPUT, PROFILE_MISMATCH,
 //                             CALL_NOT_RUN
 //   sdk/core/canonical.ts     NOT_CANONICAL_JSON
 //   sdk/core/encoding.ts      UNENCODABLE
@@ -22,11 +22,13 @@
 //   sdk/core/records.ts       BAD_RECORD, RECORD_TOO_LARGE
 //   sdk/core/segments.ts      SEGMENT_ERROR
 //   sdk/chain/deployment.ts   BAD_DEPLOYMENT
+//   sdk/chain/escrow-errors.ts ESCROW_REVERTED, ESCROW_TX_FAILED
 //   sdk/store.ts              STORE_CONFLICT, STORE_FAILED
 //   sdk/promises.ts           NO_VERIFIER
 //   sdk/adapters              BAD_HARNESS_INPUT, OUTCOME_UNKNOWN, FAILED_RESULT, TOOL_REFUSED,
 //                             OPENCLAW_TOOL_ERROR
-//   sdk/user                  SETTLEMENT_INVALID, SETTLEMENT_UNCHECKABLE
+//   sdk/user                  SETTLEMENT_INVALID, SETTLEMENT_UNCHECKABLE, NO_SUCH_CLAIM,
+//                             CLAIM_NOT_SETTLED
 //   prover/claims.ts          TRACE_MISMATCH, CLAIM_ERROR, CLAIM_NOT_OPEN, SESSION_NOT_CLOSED,
 //                             RECEIPT_WINDOW_OPEN
 //   prover/claim-answerer.ts  CLAIM_REFUSED
@@ -35,9 +37,9 @@
 //   prover/watcher-state.ts   WATCHER_LOCKED
 //   prover/witness.ts         WITNESS_FAILED
 //   prover/segments           SEGMENT_PROOF_FAILED, SEGMENT_WORKER_DIED, SEGMENT_DEAD_LETTERED,
-//                             SEGMENT_QUEUE_TIMEOUT
+//                             SEGMENT_QUEUE_TIMEOUT, SEGMENT_PROOF_REJECTED
 //   prover/artifacts          TOOL_FAILED, BAD_MANIFEST
-//   scripts/cli               ALREADY_REPORTED, BAD_CEREMONY_USAGE
+//   scripts/cli               ALREADY_REPORTED, BAD_CEREMONY_USAGE, CLAIM_NOT_DUE
 
 /**
  * Root of every zkVAI error. Subclasses keep their own `name`; each declares
@@ -84,7 +86,10 @@ export class SessionClosedError extends ZkvaiError {
   override name = "SessionClosedError";
 }
 
-/** openSession did not land on-chain; no call can run on the session. */
+/**
+ * Session.open refused its options, or openSession did not land on-chain; no call can run on the session.
+ * (A missing or unusable store or escrow client is refused here too, before anything is written.)
+ */
 export class SessionOpenError extends ZkvaiError {
   static override readonly code: string = "SESSION_OPEN_FAILED";
   override name = "SessionOpenError";
@@ -153,12 +158,6 @@ export class RecordWriteError extends ZkvaiError {
   override name = "RecordWriteError";
 }
 
-/** The tool ran but returned something JSON cannot carry; the call is recorded with that as its error. */
-export class UnrecordableResultError extends ZkvaiError {
-  static override readonly code: string = "UNRECORDABLE_RESULT";
-  override name = "UnrecordableResultError";
-}
-
 /** A replayed actionId whose first run failed: the stored error, re-thrown without running the tool again. */
 export class RecordedToolError extends ZkvaiError {
   static override readonly code: string = "RECORDED_TOOL_ERROR";
@@ -195,4 +194,23 @@ export class CheckpointBudgetError extends ZkvaiError {
 export class InputError extends ZkvaiError {
   static override readonly code: string = "BAD_INPUT";
   override name = "InputError";
+}
+
+/**
+ * Session.open for a profile other than the one its promises pin (a promise's profileHash is fixed at
+ * registration): the escrow would leave the session uncovered by them, or refuse to open it. Nothing was
+ * written. SessionOptions.allowProfileMismatch opens it anyway, uncovered by those promises.
+ */
+export class ProfileMismatchError extends SessionOpenError {
+  static override readonly code: string = "PROFILE_MISMATCH";
+  override name = "ProfileMismatchError";
+  constructor(
+    message: string,
+    /** profileHash of the session's profile. */
+    readonly sessionProfileHash: bigint,
+    /** The promises that pin another profile, with the profileHash each pins. */
+    readonly mismatched: readonly { promiseId: bigint; profileHash: bigint }[],
+  ) {
+    super(message);
+  }
 }

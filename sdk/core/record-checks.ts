@@ -6,6 +6,7 @@ import { canonicalJson, type Json } from "./canonical.js";
 import { assertWellFormedAmount, callPath, callTargets, encodeSlots } from "./encoding.js";
 import type { EncodingProfile } from "./profile.js";
 import {
+  MAX_ACTION_ID_CHARS,
   parseRecord,
   type AuthorizationRecord,
   type CallRecord,
@@ -36,6 +37,10 @@ export function checkCall(
     throw new InvalidCallError(`${what}: args must be a JSON object`);
   if (actionId !== undefined && (typeof actionId !== "string" || actionId.length === 0))
     throw new InvalidCallError(`${what}: actionId must be a non-empty string`);
+  if (actionId !== undefined && actionId.length > MAX_ACTION_ID_CHARS)
+    throw new InvalidCallError(
+      `${what}: actionId is ${actionId.length} characters, over the ${MAX_ACTION_ID_CHARS}-character limit (MAX_ACTION_ID_CHARS)`,
+    );
   try {
     const call = parseRecord({
       ...rest,
@@ -58,6 +63,13 @@ export function checkCall(
 
 /** An authorization, grant or revoke as it would be recorded at seq (it must encode), or InvalidRecordError. */
 export function checkEvent(profile: EncodingProfile, seq: number, body: RecordBody): TraceRecord {
+  for (const key of ["actionId", "eventId"] as const) {
+    const id = (body as { [k in typeof key]?: unknown })[key];
+    if (typeof id === "string" && id.length > MAX_ACTION_ID_CHARS)
+      throw new InvalidRecordError(
+        `${body.kind}: ${key} is ${id.length} characters, over the ${MAX_ACTION_ID_CHARS}-character limit (MAX_ACTION_ID_CHARS)`,
+      );
+  }
   try {
     const record = parseRecord({ ...body, seq, ts: 0 });
     encodeSlots(record, profile);

@@ -75,6 +75,11 @@ export const MAX_RESULT_BYTES = 1 << 20;
 export const MAX_RECORD_BYTES = 4 << 20;
 /** A recorded error text is cut to this many UTF-16 units (a tool's error may be any size). */
 export const MAX_ERROR_CHARS = 16 * 1024;
+/**
+ * The longest actionId or eventId the Session takes, in UTF-16 units: they are idempotency keys held in
+ * memory for the whole session and hashed into a slot, and every harness's call ids are far shorter.
+ */
+export const MAX_ACTION_ID_CHARS = 256;
 
 /** Something over one of the size limits above; nothing was written. */
 export class RecordSizeError extends RecordError {

@@ -12,11 +12,13 @@ import { ZkvaiError } from "./errors.js";
 export const SEGMENT_TREE_HEIGHT = 6;
 export const MAX_SEGMENTED_RECORDS = TREE_ARITY ** SEGMENT_TREE_HEIGHT;
 /**
- * The most segments one settleSegments call can link. It reads one cold slot per link: measured
- * 120,123 gas at 2 links and 145,667 at 10 (docs/BENCHMARKS.md "Segment chains"), so about 113.7k plus
- * 3.2k per link, and 9,000 links (28.9M gas) still fit a 30M-gas block.
+ * The most segments one settleSegments call links: the escrow's MAX_CHAIN_LINKS (contracts/EscrowSegments.sol;
+ * test/contracts/chain-limit.test.ts checks the two are equal). One transaction may use at most 2^24 gas
+ * (EIP-7825, enforced by the project's Hardhat network too), and settleSegments reads one cold slot per link:
+ * measured about 114k plus 3,074 gas per link, 12,709,054 gas at 4,096 links, 76% of the cap, so the longest
+ * chain keeps a quarter of the cap as margin (docs/BENCHMARKS.md "Segment chains").
  */
-export const MAX_CHAIN_LINKS = 9_000;
+export const MAX_CHAIN_LINKS = 4_096;
 /** The last segment's stateOut: the verdict instead of a hash. */
 export const SEGMENT_SATISFIED = 1n;
 export const SEGMENT_VIOLATED = 2n;
@@ -53,7 +55,7 @@ export function segmentCount(n: number, size: number): number {
 
 /**
  * The most records a segment chain of `size` records a segment settles: the circuit's 16^6, or fewer
- * when MAX_CHAIN_LINKS segments hold fewer (72,000 records at 8 a segment, 9,216,000 at 1,024).
+ * when MAX_CHAIN_LINKS segments hold fewer (32,768 records at 8 a segment, 4,194,304 at 1,024).
  */
 export function segmentChainCapacity(size: number): number {
   return Math.min(MAX_SEGMENTED_RECORDS, size * MAX_CHAIN_LINKS);

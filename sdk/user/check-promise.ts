@@ -1,34 +1,49 @@
-// A user's check of a promise before relying on it (`vai promise check` is this behind argv): that the escrow and its
-// Poseidon(3) are the ones built here, that every verifier the promise will be settled with runs the
-// verifier the manifest's circuit compiles to (no proxy, no other code), that the promise's copy equals
-// the escrow's registry, and how much reserve is not yet earmarked for open claims.
+// A user's check of a promise before relying on it (`vai promise check` is this behind argv): that the escrow and
+// its Poseidon(3) are the package's contracts compiled, that every contract a claim on the promise can be
+// settled through runs the verifier of the manifest circuit it claims to serve (its whole-claim verifiers and
+// its segment verifier, each with every checksum `vai verify` checks: deployment-check.ts), and how much
+// reserve is not yet earmarked for the sessions it covers. A promise served by segments alone is checked through its segment verifier.
 import type { Address } from "viem";
 import { EscrowClient } from "../chain/escrow.js";
 import { type ChainHandle } from "../chain/network.js";
 import { PREDICATES } from "../core/predicates/index.js";
-import type { Manifest } from "../../prover/artifacts/manifest.js";
-import { SettlementInvalid } from "./evidence.js";
-import { checkEscrowContracts, manifestCircuitAt } from "./verify-settlement.js";
+import { manifestPath as defaultManifestPath, type Manifest } from "../../prover/artifacts/manifest.js";
+import {
+  checkEscrowContracts,
+  checkVerifier,
+  insecureKeys,
+  type CheckedVerifier,
+} from "./deployment-check.js";
+import { SettlementInvalid } from "./errors.js";
 
 export interface PromiseReport {
   promiseId: bigint;
   predicate: string;
-  /** Reserve not earmarked for open claims: a new claim needs at least the payout. */
+  /** Reserve not earmarked for covered sessions: what can cover a new session (at least the payout each). */
   available: bigint;
   payout: bigint;
   covered: boolean;
-  verifiers: { capacity: number; address: Address; circuit: string }[];
+  /**
+   * Every verifier a claim can be settled through: whole-claim ones by capacity (settle), and the segment
+   * verifier by records per segment (proveSegment, settleSegments).
+   */
+  verifiers: { kind: "claim" | "segment"; capacity: number; address: Address; circuit: string }[];
+  /** The keys behind those verifiers are development keys: anyone can forge proofs, so the promise binds nothing. */
+  insecureKeys: boolean;
   checks: string[];
 }
 
-/** Throws SettlementInvalid with the first check that failed. */
+/** Throws SettlementInvalid (or SettlementUncheckable) with the first check that failed. */
 export async function checkPromise(opts: {
   chain: ChainHandle;
   escrow: Address;
   promiseId: bigint;
   manifest: Manifest;
+  /** Where the manifest was read from: its paths are relative to the build it names; for messages too. */
+  manifestPath?: string;
 }): Promise<PromiseReport> {
   const { chain, promiseId, manifest } = opts;
+  const manifestPath = opts.manifestPath ?? defaultManifestPath();
   const checks = await checkEscrowContracts(chain, opts.escrow);
   const escrow = await EscrowClient.connect(chain, opts.escrow);
   const p = await escrow.promise(promiseId).catch(() => {
@@ -37,6 +52,8 @@ export async function checkPromise(opts: {
   const predicate = Object.values(PREDICATES).find((d) => d.code === p.predicateId);
   if (!predicate)
     throw new SettlementInvalid(`promise ${promiseId} has unknown predicate id ${p.predicateId}`);
+  // The escrow's code is checked above, so its registries are what the promise settles with: registerPromise
+  // copies both into the promise, and neither registry changes after deployment.
   const registry = await escrow.verifierSet(p.predicateId);
   const same =
     registry.capacities.join() === p.capacities.join() &&
@@ -45,24 +62,46 @@ export async function checkPromise(opts: {
     throw new SettlementInvalid(
       `promise ${promiseId}'s verifiers differ from the escrow's registry for ${predicate.id}`,
     );
-  if (!p.capacities.length)
-    throw new SettlementInvalid(`the escrow's registry holds no ${predicate.id} verifier`);
+  const segment = await escrow.segmentVerifier(p.predicateId);
+  if (!p.capacities.length && !segment)
+    throw new SettlementInvalid(`the escrow holds no ${predicate.id} verifier, whole-claim or segment`);
   checks.push(
-    `promise ${promiseId} (${predicate.id}) is settled by the registry's ${p.capacities.length} verifier(s)`,
+    `promise ${promiseId} (${predicate.id}) settles through the escrow's ${p.capacities.length} whole-claim verifier(s)` +
+      (segment ? ` and its segment verifier` : ", and by no segment verifier"),
   );
+
   const verifiers: PromiseReport["verifiers"] = [];
+  const checked: CheckedVerifier[] = [];
+  const common = { chain, manifest, manifestPath, predicate: predicate.id, checks };
   for (const [i, capacity] of p.capacities.entries()) {
     const address = p.verifiers[i]!;
-    const [circuit, entry] = await manifestCircuitAt(chain, manifest, predicate.id, capacity, address);
-    verifiers.push({ capacity, address, circuit });
-    checks.push(
-      `verifier ${address} (≤ ${capacity} records) runs ${entry.verifierContract}, built for ${circuit}`,
-    );
+    const v = await checkVerifier({ ...common, capacity, verifier: address, kind: "claim" });
+    verifiers.push({ kind: "claim", capacity, address, circuit: v.circuit });
+    checked.push(v);
   }
+  if (segment) {
+    const { segmentSize: capacity, verifier: address } = segment;
+    const v = await checkVerifier({ ...common, capacity, verifier: address, kind: "segment" });
+    verifiers.push({ kind: "segment", capacity, address, circuit: v.circuit });
+    checked.push(v);
+  }
+
   const available = await escrow.availableReserve(promiseId);
   const covered = available >= p.payout && p.retiredAt === 0n;
   checks.push(
-    `reserve ${p.reserve} wei, of which ${available} wei is not earmarked for open claims (payout ${p.payout} wei)`,
+    `reserve ${p.reserve} wei, of which ${available} wei is not earmarked for sessions it covers (payout ${p.payout} wei)`,
   );
-  return { promiseId, predicate: predicate.id, available, payout: p.payout, covered, verifiers, checks };
+  return {
+    promiseId,
+    predicate: predicate.id,
+    available,
+    payout: p.payout,
+    covered,
+    verifiers,
+    insecureKeys: insecureKeys(
+      manifest,
+      checked.map((v) => v.entry),
+    ),
+    checks,
+  };
 }

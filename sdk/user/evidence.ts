@@ -1,176 +1,163 @@
-// The links between a manifest, the files it names and the code on a chain: hashes of the files on disk, the
-// Solidity verifier's hard-coded key against the vkey, the Hardhat build-info (what source the compiler was
-// given, what bytecode it produced) against the artifact, and the artifact against on-chain code. Each check
-// throws SettlementInvalid naming the link that does not hold.
+// The links between a manifest and the verifier code on a chain, needing nothing but the manifest and the
+// package: the verification key (embedded in the manifest entry, or the build's key file) against the sha256
+// the entry records; the verifier's Solidity source, regenerated from that key with snarkjs' template exactly
+// as setup wrote it (or the build's file), against its recorded sha256; the key against the constants
+// hard-coded in that source; and the source compiled with solc-js (expected-code.ts) against on-chain code.
+// Each check throws SettlementInvalid naming the link that does not hold, or SettlementUncheckable when the
+// evidence is not here.
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import type { Address, Hex } from "viem";
-import { artifactsRoot, hardhatArtifactsDir } from "../chain/locations.js";
+import { artifactsRoot } from "../chain/locations.js";
 import type { ChainHandle } from "../chain/network.js";
-import { loadManifest, type Manifest } from "../../prover/artifacts/manifest.js";
+import {
+  loadManifest,
+  manifestPath as defaultManifestPath,
+  type CircuitEntry,
+  type FileRef,
+  type Manifest,
+  type VerificationKey,
+} from "../../prover/artifacts/manifest.js";
+import { verifierSource, vkeyFileText } from "../../prover/artifacts/verifier-source.js";
+import { pkgVersion } from "../../prover/artifacts/repo.js";
+import { compileContract, sameCode, SETTINGS_LABEL, type ExpectedCode } from "./expected-code.js";
+import { SettlementInvalid, SettlementUncheckable } from "./errors.js";
 export { ManifestError } from "../../prover/artifacts/manifest.js";
-import { ZkvaiError } from "../core/errors.js";
-
-/** A link of the chain of evidence that does not hold; its message is the reason. */
-export class SettlementInvalid extends ZkvaiError {
-  static override readonly code: string = "SETTLEMENT_INVALID";
-  override name = "SettlementInvalid";
-}
+export { SettlementInvalid, SettlementUncheckable } from "./errors.js";
+export type { VerificationKey } from "../../prover/artifacts/manifest.js";
 
 const sha256 = (data: Buffer | string) => createHash("sha256").update(data).digest("hex");
 
-export function readJson<T>(file: string, what: string): T {
-  if (!existsSync(file)) throw new SettlementInvalid(`${what} ${rel(file)} is missing`);
-  try {
-    return JSON.parse(readFileSync(file, "utf8")) as T;
-  } catch (e) {
-    throw new SettlementInvalid(`${what} ${rel(file)} is not readable JSON (${(e as Error).message})`);
-  }
-}
-
-/** Inside the repository relative to its root (as the manifest writes paths), absolute outside it. */
+/** Inside the artifacts root relative to it (as the manifest writes paths), absolute outside it. */
 export const rel = (file: string) => {
   const r = path.relative(artifactsRoot(), file);
   return r && !r.startsWith("..") ? r : file;
 };
 
-export interface CompiledContract {
-  artifactFile: string;
-  sourceName: string;
-  contractName: string;
-  deployedBytecode: Hex;
-  /** Byte ranges of immutables, which the deployed code fills in and the artifact leaves zero. */
-  immutables: { start: number; length: number }[];
-  /** The source text the compiler was given, its sha256, and the build's compiler and settings. */
-  source: string;
-  sourceSha256: string;
-  solcLongVersion: string;
-  settings: Record<string, unknown>;
-}
-
-/**
- * An artifact and the compiler run it came from (Hardhat's build-info): the source text that was compiled and
- * the bytecode the compiler produced, which must be the artifact's.
- */
-export function compiled(sourceName: string, contractName: string): CompiledContract {
-  const artifactFile = path.join(hardhatArtifactsDir(), sourceName, `${contractName}.json`);
-  const artifact = readJson<{ deployedBytecode: Hex }>(artifactFile, "artifact");
-  const dbg = readJson<{ buildInfo: string }>(
-    artifactFile.replace(/\.json$/, ".dbg.json"),
-    "artifact debug file",
-  );
-  const buildInfoFile = path.resolve(path.dirname(artifactFile), dbg.buildInfo);
-  const buildInfo = readJson<{
-    solcLongVersion: string;
-    input: { sources: Record<string, { content: string }>; settings: Record<string, unknown> };
-    output: {
-      contracts: Record<
-        string,
-        Record<
-          string,
-          {
-            evm: {
-              deployedBytecode: {
-                object: string;
-                immutableReferences?: Record<string, { start: number; length: number }[]>;
-              };
-            };
-          }
-        >
-      >;
-    };
-  }>(buildInfoFile, "compiler build-info");
-  const source = buildInfo.input.sources[sourceName]?.content;
-  const out = buildInfo.output.contracts[sourceName]?.[contractName]?.evm.deployedBytecode;
-  if (source === undefined || !out)
-    throw new SettlementInvalid(
-      `build-info ${rel(buildInfoFile)} does not hold ${sourceName}:${contractName}`,
-    );
-  if (`0x${out.object}`.toLowerCase() !== artifact.deployedBytecode.toLowerCase())
-    throw new SettlementInvalid(
-      `artifact ${rel(artifactFile)} differs from the compiler output it claims to come from`,
-    );
-  return {
-    artifactFile,
-    sourceName,
-    contractName,
-    deployedBytecode: artifact.deployedBytecode,
-    immutables: Object.values(out.immutableReferences ?? {}).flat(),
-    source,
-    sourceSha256: sha256(source),
-    solcLongVersion: buildInfo.solcLongVersion,
-    settings: buildInfo.input.settings,
-  };
-}
-
-interface SolcJs {
-  compile(input: string): string;
-  version(): string;
-}
-
-/**
- * The runtime bytecode of a standalone contract (a generated verifier imports nothing), compiled again from its
- * source with the installed solc-js and the settings of the build it came from: then neither the artifact nor
- * the build-info output is trusted, only the source and the compiler. Undefined when the installed compiler is
- * not the one the build used (its bytecode could differ for that reason alone).
- */
-export function recompiledBytecode(c: CompiledContract): Hex | undefined {
-  const solc = createRequire(import.meta.url)("solc") as SolcJs;
-  if (!solc.version().startsWith(c.solcLongVersion)) return undefined;
-  const input = {
-    language: "Solidity",
-    sources: { [c.sourceName]: { content: c.source } },
-    settings: {
-      ...c.settings,
-      outputSelection: { [c.sourceName]: { [c.contractName]: ["evm.deployedBytecode.object"] } },
-    },
-  };
-  const out = JSON.parse(solc.compile(JSON.stringify(input))) as {
-    errors?: { severity: string; formattedMessage: string }[];
-    contracts?: Record<string, Record<string, { evm: { deployedBytecode: { object: string } } }>>;
-  };
-  const error = out.errors?.find((e) => e.severity === "error");
-  if (error)
-    throw new SettlementInvalid(`${c.sourceName} does not compile: ${error.formattedMessage.split("\n")[0]}`);
-  return `0x${out.contracts![c.sourceName][c.contractName].evm.deployedBytecode.object}`;
-}
-
-export function sameCode(onChain: Hex, c: CompiledContract): boolean {
-  const a = Buffer.from(onChain.slice(2), "hex");
-  const b = Buffer.from(c.deployedBytecode.slice(2), "hex");
-  if (a.length !== b.length) return false;
-  for (const { start, length } of c.immutables) a.fill(0, start, start + length);
-  return a.equals(b);
-}
-
 export async function codeAt(chain: ChainHandle, address: Address): Promise<Hex> {
   return (await chain.publicClient.getCode({ address })) ?? "0x";
 }
 
-/** Throws unless `address` runs exactly the verifier contract that circuit `name`'s artifact holds. */
-export async function checkVerifierCode(
-  chain: ChainHandle,
-  address: Address,
-  name: string,
-  manifest?: Manifest,
-): Promise<void> {
-  const entry = (manifest ?? loadManifest()).circuits[name];
-  const c = compiled(entry.files.verifierSol.path, entry.verifierContract);
-  if (!sameCode(await codeAt(chain, address), c)) {
+/**
+ * A file a manifest names, under the artifacts root (the build's parent). A manifest may come from anyone, so a
+ * path that is absolute or climbs out of the root is refused rather than read.
+ */
+function manifestFilePath(ref: FileRef, what: string): string {
+  const root = artifactsRoot();
+  const file = path.resolve(root, ref.path);
+  const inside = path.relative(root, file);
+  if (path.isAbsolute(ref.path) || inside.startsWith("..") || path.isAbsolute(inside))
     throw new SettlementInvalid(
-      `the on-chain code of verifier ${address} differs from ${rel(c.artifactFile)} (the ${entry.verifierContract} the manifest names)`,
+      `the manifest names ${what} ${ref.path}, outside the build it describes (paths are relative to its root)`,
+    );
+  return file;
+}
+
+/** The build's copy of a manifest-named file, checked against its sha256; undefined when it is not here. */
+function buildFile(ref: FileRef, what: string, manifestPath: string): Buffer | undefined {
+  const file = manifestFilePath(ref, what);
+  if (!existsSync(file)) return undefined;
+  const bytes = readFileSync(file);
+  const actual = sha256(bytes);
+  if (actual !== ref.sha256)
+    throw new SettlementInvalid(
+      `${what} ${ref.path} has sha256 ${actual}, but ${rel(manifestPath)} records ${ref.sha256}`,
+    );
+  return bytes;
+}
+
+/**
+ * Circuit `name`'s verification key: the one its manifest entry embeds, or else the build's key file; either
+ * way its bytes must hash to the entry's files.vkey.sha256, and it must be a bn128 Groth16 key for the entry's
+ * public signals.
+ */
+export function manifestKey(
+  name: string,
+  entry: CircuitEntry,
+  manifestPath: string,
+): { vkey: VerificationKey; check: string } {
+  const ref = entry.files.vkey;
+  let vkey: VerificationKey;
+  let check: string;
+  if (entry.verificationKey !== undefined) {
+    const actual = sha256(vkeyFileText(entry.verificationKey));
+    if (actual !== ref.sha256)
+      throw new SettlementInvalid(
+        `the verification key ${rel(manifestPath)} embeds for ${name} has sha256 ${actual}, but the entry records ${ref.sha256}`,
+      );
+    vkey = entry.verificationKey;
+    check = `${name}'s verification key, embedded in the manifest, has the sha256 it records (${ref.sha256})`;
+  } else {
+    const bytes = buildFile(ref, "verification key", manifestPath);
+    if (!bytes)
+      throw new SettlementUncheckable(
+        `${rel(manifestPath)} embeds no verification key for ${name} (it was written before setup embedded keys), and the key file ${ref.path} it names is not here: use a manifest from a setup run since, or point ZKVAI_BUILD_DIR at the build/ it describes`,
+      );
+    try {
+      vkey = JSON.parse(bytes.toString("utf8")) as VerificationKey;
+    } catch {
+      throw new SettlementInvalid(`verification key ${ref.path} is not JSON`);
+    }
+    check = `verification key ${ref.path} has the sha256 the manifest records (${ref.sha256})`;
+  }
+  const nPublic = entry.publicSignals.length;
+  const shaped =
+    vkey?.protocol === "groth16" &&
+    vkey.curve === "bn128" &&
+    vkey.nPublic === nPublic &&
+    Array.isArray(vkey.IC) &&
+    vkey.IC.length === nPublic + 1 &&
+    [vkey.vk_alpha_1, vkey.vk_beta_2, vkey.vk_gamma_2, vkey.vk_delta_2].every(Array.isArray);
+  if (!shaped)
+    throw new SettlementInvalid(
+      `${name}'s verification key is not a bn128 Groth16 key for ${nPublic} public inputs`,
+    );
+  return { vkey, check };
+}
+
+/**
+ * Circuit `name`'s verifier source, pinned by the entry's files.verifierSol.sha256: regenerated from `vkey` as
+ * setup writes it, or, when the installed snarkjs renders it differently, the build's file.
+ */
+export function verifierSourceOf(
+  name: string,
+  entry: CircuitEntry,
+  vkey: VerificationKey,
+  manifestPath: string,
+): { source: string; check: string } {
+  const ref = entry.files.verifierSol;
+  let regenerated: string;
+  try {
+    regenerated = verifierSource(vkey, name, entry.files.zkey.sha256);
+  } catch (e) {
+    throw new SettlementInvalid(
+      `${name}'s verification key does not render as a verifier: ${(e as Error).message}`,
     );
   }
+  const actual = sha256(regenerated);
+  if (actual === ref.sha256)
+    return {
+      source: regenerated,
+      check: `${ref.path}, regenerated from that key with snarkjs' template, has the sha256 the manifest records (${ref.sha256})`,
+    };
+  const file = buildFile(ref, "verifier source", manifestPath);
+  if (file)
+    return {
+      source: file.toString("utf8"),
+      check: `verifier source ${ref.path} has the sha256 the manifest records (${ref.sha256})`,
+    };
+  throw new SettlementInvalid(
+    `verifier source ${ref.path}: the manifest records sha256 ${ref.sha256}, but regenerating it from ${name}'s key with snarkjs ${pkgVersion("snarkjs")} gives ${actual}`,
+  );
 }
 
 /** The Solidity verifier hard-codes its key; every constant must be the vkey's (snarkjs swaps G2 limbs). */
 export function checkVkeyInSource(
   vkey: VerificationKey,
   source: string,
-  solFile: string,
-  vkeyFile: string,
+  solName: string,
+  vkeyName: string,
 ): void {
   const constants = new Map<string, string>();
   for (const m of source.matchAll(/uint256\s+constant\s+(\w+)\s*=\s*(\d+)\s*;/g)) constants.set(m[1], m[2]);
@@ -195,35 +182,60 @@ export function checkVkeyInSource(
   const differing = expected.find(([k, v]) => constants.get(k) !== String(v));
   if (differing || icCount !== vkey.IC.length) {
     throw new SettlementInvalid(
-      `verification key ${rel(vkeyFile)} is not the one hard-coded in ${rel(solFile)} (${differing ? differing[0] : "IC count"} differs)`,
+      `verification key ${vkeyName} is not the one hard-coded in ${solName} (${differing ? differing[0] : "IC count"} differs)`,
     );
   }
 }
 
-export interface VerificationKey {
-  protocol: string;
-  curve: string;
-  nPublic: number;
-  vk_alpha_1: string[];
-  vk_beta_2: string[][];
-  vk_gamma_2: string[][];
-  vk_delta_2: string[][];
-  IC: string[][];
+/** What a manifest circuit's verifier must be on chain, and the key it hard-codes, with each link established. */
+export interface VerifierExpectation {
+  vkey: VerificationKey;
+  code: ExpectedCode;
+  checks: string[];
 }
 
-/** Reads a manifest-named file and checks its sha256 against the manifest's record. */
-export function manifestFile(
-  ref: { path: string; sha256: string },
-  what: string,
+/**
+ * Circuit `name`'s key, its verifier source and that source's compiled code, every link checked against the
+ * manifest: key sha256, source sha256, key = the source's constants. Compiling is cached (expected-code.ts).
+ */
+export function expectedVerifier(
+  name: string,
+  entry: CircuitEntry,
   manifestPath: string,
-): Buffer {
-  const file = path.resolve(artifactsRoot(), ref.path);
-  if (!existsSync(file)) throw new SettlementInvalid(`${what} ${ref.path} named by the manifest is missing`);
-  const bytes = readFileSync(file);
-  const actual = sha256(bytes);
-  if (actual !== ref.sha256)
+): VerifierExpectation {
+  const key = manifestKey(name, entry, manifestPath);
+  const src = verifierSourceOf(name, entry, key.vkey, manifestPath);
+  checkVkeyInSource(key.vkey, src.source, entry.files.verifierSol.path, `of ${name}`);
+  const code = compileContract(
+    { [entry.files.verifierSol.path]: src.source },
+    entry.files.verifierSol.path,
+    entry.verifierContract,
+  );
+  return {
+    vkey: key.vkey,
+    code,
+    checks: [
+      key.check,
+      src.check,
+      `that key is the one hard-coded in ${entry.files.verifierSol.path}`,
+      `compiling ${entry.files.verifierSol.path} (${SETTINGS_LABEL}) gives ${entry.verifierContract}'s runtime code`,
+    ],
+  };
+}
+
+/** Throws unless `address` runs exactly the verifier of circuit `name` (the prover's check before proving). */
+export async function checkVerifierCode(
+  chain: ChainHandle,
+  address: Address,
+  name: string,
+  manifest?: Manifest,
+  manifestPath = defaultManifestPath(),
+): Promise<void> {
+  const entry = (manifest ?? loadManifest()).circuits[name];
+  if (!entry) throw new SettlementInvalid(`the manifest has no circuit ${name}`);
+  const { code } = expectedVerifier(name, entry, manifestPath);
+  if (!sameCode(await codeAt(chain, address), code))
     throw new SettlementInvalid(
-      `${what} ${ref.path} has sha256 ${actual}, but ${rel(manifestPath)} records ${ref.sha256}`,
+      `the on-chain code of verifier ${address} is not ${entry.verifierContract} compiled from ${entry.files.verifierSol.path}`,
     );
-  return bytes;
 }

@@ -13,8 +13,9 @@ import { claimContext } from "../core/hash.js";
 import { predicateByCode } from "../core/predicates/index.js";
 import { segmentClaimDigest, SEGMENT_SATISFIED, SEGMENT_VIOLATED } from "../core/segments.js";
 import type { Manifest } from "../../prover/artifacts/manifest.js";
-import { SettlementInvalid } from "./evidence.js";
-import { checkCredited, manifestCircuitAt, verifiedKey, type SettlementReport } from "./verify-settlement.js";
+import { checkVerifier, insecureKeys } from "./deployment-check.js";
+import { SettlementInvalid } from "./errors.js";
+import { checkCredited, type SettlementReport } from "./verify-settlement.js";
 
 export async function verifySegmentedSettlement(o: {
   chain: ChainHandle;
@@ -27,7 +28,6 @@ export async function verifySegmentedSettlement(o: {
   states: readonly bigint[];
   manifest: Manifest;
   manifestPath: string;
-  recompile?: boolean;
   checks: string[];
 }): Promise<SettlementReport> {
   const { chain, escrow, claimId, claim, event, states, checks } = o;
@@ -62,23 +62,14 @@ export async function verifySegmentedSettlement(o: {
   const segmentVerifier = await escrow.segmentVerifier(promise.predicateId);
   if (!segmentVerifier) throw new SettlementInvalid(`the escrow has no ${predicate.id} segment verifier`);
   const verifier: Address = segmentVerifier.verifier;
-  const [circuit, entry] = await manifestCircuitAt(
+  const { circuit, entry, vkey } = await checkVerifier({
     chain,
-    o.manifest,
-    predicate.id,
-    segmentVerifier.segmentSize,
-    verifier,
-    "segment",
-  );
-  checks.push(
-    `segment verifier ${verifier} (segments of ${segmentVerifier.segmentSize} records) runs ${entry.verifierContract}`,
-  );
-  const vkey = await verifiedKey({
-    chain,
-    verifier,
-    entry,
+    manifest: o.manifest,
     manifestPath: o.manifestPath,
-    recompile: o.recompile,
+    predicate: predicate.id,
+    capacity: segmentVerifier.segmentSize,
+    verifier,
+    kind: "segment",
     checks,
   });
 
@@ -122,6 +113,7 @@ export async function verifySegmentedSettlement(o: {
     publicInputs: [String(digest)],
     beneficiary,
     amount,
+    insecureKeys: insecureKeys(o.manifest, [entry]),
     checks,
   };
 }

@@ -1,51 +1,29 @@
-// Checks a settlement trusting only the chain and a manifest: the proof the settle transaction carried is
-// re-verified locally, against the public inputs rebuilt from the escrow's storage and the verification key
-// the manifest names; and the verifier the escrow called is shown to be that key's contract, through a chain
-// of hashes and byte comparisons: vkey file → constants in the Solidity source → compiler input → artifact →
-// on-chain code (the file links live in evidence.ts). Any broken link is the reason the settlement is not valid;
-// docs/PROTOCOL.md "Verifying a settlement" lists them.
-import path from "node:path";
+// Checks a settlement trusting only the chain, a manifest and the package: the proof the settle transaction
+// carried is re-verified locally, against the public inputs rebuilt from the escrow's storage and the
+// verification key the manifest holds; and the verifier the escrow called is shown to be that key's contract,
+// through a chain of hashes and byte comparisons: key → Solidity source regenerated from it → solc-js output →
+// on-chain code (deployment-check.ts, evidence.ts). No build folder is needed. Any broken link is the reason the
+// settlement is not valid; a claim no proof settled is reported as such, not as invalid. docs/PROTOCOL.md
+// "Verifying a settlement" lists the checks.
 import { verifyGroth16 } from "../chain/groth16.js";
-import { decodeFunctionData, getAddress, isAddressEqual, type Abi, type Address, type Hex } from "viem";
-import { ClaimStatus, EscrowClient, POSEIDON3_ABI } from "../chain/escrow.js";
-import { ESCROW_ABI } from "../chain/generated/escrow-abi.js";
-import { artifactsRoot, hardhatArtifactsDir } from "../chain/locations.js";
+import { decodeFunctionData, formatEther, getAddress, isAddressEqual, type Address, type Hex } from "viem";
+import { ClaimStatus, EscrowClient } from "../chain/escrow.js";
+import type { ClaimInfo } from "../chain/escrow-types.js";
 import type { ChainHandle } from "../chain/network.js";
 import { describeError } from "../chain/retry.js";
-import {
-  PUBLIC_INPUTS,
-  PUBLIC_INPUT_COUNT,
-  capacityOfDepth,
-  unpackProof,
-  type PublicInputName,
-} from "../core/claim.js";
-import { claimContext, poseidon } from "../core/hash.js";
+import { PUBLIC_INPUTS, unpackProof, type PublicInputName } from "../core/claim.js";
+import { claimContext } from "../core/hash.js";
 import { predicateByCode } from "../core/predicates/index.js";
 import {
   manifestPath as defaultManifestPath,
-  type CircuitEntry,
   type Manifest,
   readManifest,
 } from "../../prover/artifacts/manifest.js";
-import {
-  checkVkeyInSource,
-  codeAt,
-  compiled,
-  manifestFile,
-  recompiledBytecode,
-  rel,
-  sameCode,
-  SettlementInvalid,
-  type VerificationKey,
-} from "./evidence.js";
-import { ZkvaiError } from "../core/errors.js";
+import { checkEscrowContracts, checkVerifier, insecureKeys } from "./deployment-check.js";
+import { ClaimNotSettled, NoSuchClaim, SettlementInvalid, SettlementUncheckable } from "./errors.js";
 import { verifySegmentedSettlement } from "./verify-segments.js";
-
-/** The settlement could not be examined (e.g. settle was called through another contract). */
-export class SettlementUncheckable extends ZkvaiError {
-  static override readonly code: string = "SETTLEMENT_UNCHECKABLE";
-  override name = "SettlementUncheckable";
-}
+export { checkEscrowContracts, checkPoseidon3, checkVerifier } from "./deployment-check.js";
+export { SettlementUncheckable } from "./errors.js";
 
 export interface SettlementReport {
   claimId: bigint;
@@ -59,143 +37,52 @@ export interface SettlementReport {
   publicInputs: string[];
   beneficiary: Address;
   amount: bigint;
+  /**
+   * The verifier's key is a development key (the manifest marks it insecureDevSetup, or its ptau insecure):
+   * anyone could have forged the proof, so the settlement shows nothing about the session.
+   */
+  insecureKeys: boolean;
   /** What was established, in order. */
   checks: string[];
 }
 
-/** The escrow runs contracts/Escrow.sol as built, and its Poseidon(3) is contracts/PoseidonT4.sol: two checks. */
-export async function checkEscrowContracts(chain: ChainHandle, escrowAddress: Address): Promise<string[]> {
-  const escrowCode = await codeAt(chain, escrowAddress);
-  if (escrowCode === "0x") throw new SettlementInvalid(`there is no contract at escrow ${escrowAddress}`);
-  if (!sameCode(escrowCode, compiled("contracts/Escrow.sol", "Escrow")))
-    throw new SettlementInvalid(
-      `escrow ${escrowAddress} does not run the Escrow compiled from contracts/Escrow.sol`,
-    );
-  return [
-    `escrow ${escrowAddress} runs contracts/Escrow.sol as compiled here`,
-    await checkPoseidon3(chain, escrowAddress),
-  ];
-}
-
 /**
- * The manifest circuit whose compiled verifier is the code at `verifier`, among those of `predicate` and
- * `capacity`; throws SettlementInvalid naming the last mismatch when none is.
+ * The claim, which must exist and have been settled by a proof: NoSuchClaim when there is none, ClaimNotSettled
+ * while it is open (within its proof window, or past it with no claimDefault yet) and once it defaulted.
  */
-export async function manifestCircuitAt(
-  chain: ChainHandle,
-  manifest: Manifest,
-  predicate: string,
-  capacity: number,
-  verifier: Address,
-  kind: "claim" | "segment" = "claim",
-): Promise<[string, CircuitEntry]> {
-  const candidates = Object.entries(manifest.circuits).filter(
-    ([, c]) =>
-      (c.kind === "segment") === (kind === "segment") &&
-      c.predicate === predicate &&
-      capacityOfDepth(Number(c.params.depth)) === capacity,
-  );
-  if (!candidates.length)
-    throw new SettlementInvalid(
-      `the manifest names no ${predicate} ${kind === "segment" ? "segment circuit of segments of" : "circuit of capacity"} ${capacity}, the one verifier ${verifier} serves`,
+async function settledClaim(escrow: EscrowClient, claimId: bigint): Promise<ClaimInfo> {
+  const claim = await escrow.claim(claimId).catch((e) => {
+    if (/UnknownClaim/.test(describeError(e))) throw new NoSuchClaim(claimId, escrow.address);
+    throw new SettlementUncheckable(
+      `claim ${claimId} cannot be read from escrow ${escrow.address}: ${describeError(e)}`,
     );
-  const code = await codeAt(chain, verifier);
-  let lastMismatch: SettlementInvalid | undefined;
-  for (const [name, entry] of candidates) {
-    const c = compiled(entry.files.verifierSol.path, entry.verifierContract);
-    if (sameCode(code, c)) return [name, entry];
-    lastMismatch = new SettlementInvalid(
-      `the on-chain code of verifier ${verifier} differs from ${rel(c.artifactFile)}, the ${entry.verifierContract} the manifest names for ${name}`,
-    );
-  }
-  throw lastMismatch!;
-}
-
-/**
- * The escrow folds every checkpoint with the Poseidon(3) at its POSEIDON3 immutable; a fake one (say,
- * returning 0) voids checkpoint binding. Its code must be contracts/PoseidonT4.sol as built, and it must
- * answer one known input as sdk/core/hash.ts does.
- */
-export async function checkPoseidon3(chain: ChainHandle, escrowAddress: Address): Promise<string> {
-  const poseidon3 = await chain.publicClient.readContract({
-    address: escrowAddress,
-    abi: ESCROW_ABI,
-    functionName: "POSEIDON3",
   });
-  if (!sameCode(await codeAt(chain, poseidon3), compiled("contracts/PoseidonT4.sol", "PoseidonT4")))
-    throw new SettlementInvalid(
-      `the escrow's Poseidon(3) at ${poseidon3} does not run contracts/PoseidonT4.sol as compiled here`,
+  if (claim.status === ClaimStatus.Settled) return claim;
+  if (claim.status === ClaimStatus.Defaulted) {
+    const [paid] = await escrow.defaultsOf(claimId);
+    const to = paid ? `: ${formatEther(paid.args.amount)} ETH went to ${paid.args.beneficiary}` : "";
+    throw new ClaimNotSettled(
+      claimId,
+      "defaulted",
+      `claim ${claimId} was not settled by a proof: it defaulted, no proof came within its proof window${to}`,
     );
-  const answer = await chain.publicClient.readContract({
-    address: poseidon3,
-    abi: POSEIDON3_ABI,
-    functionName: "poseidon",
-    args: [[1n, 2n, 3n]],
-  });
-  if (answer !== poseidon([1n, 2n, 3n]))
-    throw new SettlementInvalid(`the escrow's Poseidon(3) at ${poseidon3} gives a wrong hash of (1, 2, 3)`);
-  return `the escrow's Poseidon(3) ${poseidon3} runs contracts/PoseidonT4.sol and hashes (1, 2, 3) as sdk/core/hash.ts does`;
-}
-
-/**
- * The verification key of the manifest circuit `entry`, once the verifier at `verifier` is shown to be its
- * contract: artifact compiled from the manifest's source (optionally recompiled and compared with the
- * on-chain code), and the key in the manifest is the one hard-coded in that source. Appends each link to
- * `checks`.
- */
-export async function verifiedKey(o: {
-  chain: ChainHandle;
-  verifier: Address;
-  entry: CircuitEntry;
-  manifestPath: string;
-  recompile?: boolean;
-  checks: string[];
-}): Promise<VerificationKey> {
-  const { chain, verifier, entry, manifestPath, checks } = o;
-  const code = await codeAt(chain, verifier);
-  const solSource = manifestFile(entry.files.verifierSol, "verifier source", manifestPath).toString("utf8");
-  const artifact = compiled(entry.files.verifierSol.path, entry.verifierContract);
-  if (artifact.sourceSha256 !== entry.files.verifierSol.sha256)
-    throw new SettlementInvalid(
-      `${entry.verifierContract} was compiled from a source whose sha256 is not the manifest's ${entry.files.verifierSol.sha256}`,
-    );
-  checks.push(
-    `that artifact was compiled from ${entry.files.verifierSol.path}, sha256 ${entry.files.verifierSol.sha256} as the manifest records`,
-  );
-  if (o.recompile) {
-    const bytecode = recompiledBytecode(artifact);
-    if (bytecode === undefined)
-      throw new SettlementUncheckable(
-        `the installed solc is not ${artifact.solcLongVersion}, which built ${entry.verifierContract}`,
-      );
-    if (bytecode.toLowerCase() !== code.toLowerCase())
-      throw new SettlementInvalid(
-        `${entry.files.verifierSol.path} compiled with solc ${artifact.solcLongVersion} does not give verifier ${verifier}'s code`,
-      );
-    checks.push(`compiling that source again with solc ${artifact.solcLongVersion} gives the on-chain code`);
   }
-  const vkeyBytes = manifestFile(entry.files.vkey, "verification key", manifestPath);
-  let vkey: VerificationKey;
-  try {
-    vkey = JSON.parse(vkeyBytes.toString("utf8")) as VerificationKey;
-  } catch {
-    throw new SettlementInvalid(`verification key ${entry.files.vkey.path} is not JSON`);
-  }
-  const nPublic = entry.publicSignals.length;
-  if (vkey.protocol !== "groth16" || vkey.curve !== "bn128" || vkey.nPublic !== nPublic)
-    throw new SettlementInvalid(
-      `verification key ${entry.files.vkey.path} is not a bn128 Groth16 key for ${nPublic} public inputs`,
+  if (claim.status !== ClaimStatus.Open) throw new NoSuchClaim(claimId, escrow.address);
+  const { proofWindow } = await escrow.constants();
+  const endsAt = claim.filedAt + proofWindow;
+  const now = (await escrow.chain.publicClient.getBlock()).timestamp;
+  const end = new Date(Number(endsAt) * 1000).toISOString();
+  if (now < endsAt)
+    throw new ClaimNotSettled(
+      claimId,
+      "open",
+      `claim ${claimId} is not settled yet: it is open, and its proof window runs until ${end}`,
     );
-  checkVkeyInSource(
-    vkey,
-    solSource,
-    path.resolve(artifactsRoot(), entry.files.verifierSol.path),
-    path.resolve(artifactsRoot(), entry.files.vkey.path),
+  throw new ClaimNotSettled(
+    claimId,
+    "overdue",
+    `claim ${claimId} is not settled: no proof came within its proof window (ended ${end}); anyone may now call claimDefault (\`vai claim default ${claimId}\`) to pay the user`,
   );
-  checks.push(
-    `verification key ${entry.files.vkey.path} (sha256 ${entry.files.vkey.sha256}) is the key hard-coded in that source`,
-  );
-  return vkey;
 }
 
 /**
@@ -232,7 +119,10 @@ export async function verifySettlement(opts: {
   /** The manifest the escrow's verifiers were built from; default: the configured build's (ZKVAI_BUILD_DIR). */
   manifest?: Manifest;
   manifestPath?: string;
-  /** Also compile the verifier source again and compare with the on-chain code (a few seconds). */
+  /**
+   * Kept for callers written before every check compiled from source: the verifier's code is now always
+   * compiled from its source with solc-js (cached) and compared with the chain, trusting no build output.
+   */
   recompile?: boolean;
 }): Promise<SettlementReport> {
   const { chain, claimId } = opts;
@@ -241,15 +131,7 @@ export async function verifySettlement(opts: {
   const checks = await checkEscrowContracts(chain, opts.escrow);
   const escrow = await EscrowClient.connect(chain, opts.escrow, undefined, { fromBlock: opts.fromBlock });
 
-  const claim = await escrow.claim(claimId).catch((e) => {
-    throw new SettlementInvalid(
-      `claim ${claimId} cannot be read from escrow ${opts.escrow}: ${describeError(e)}`,
-    );
-  });
-  if (claim.status !== ClaimStatus.Settled)
-    throw new SettlementInvalid(
-      `claim ${claimId} is ${ClaimStatus[claim.status].toLowerCase()}, not settled by a proof`,
-    );
+  const claim = await settledClaim(escrow, claimId);
   const { sessionId, promiseId } = claim;
 
   const logs = await escrow.settlementsOf(claimId);
@@ -277,7 +159,6 @@ export async function verifySettlement(opts: {
       states: call.args[1] as readonly bigint[],
       manifest,
       manifestPath,
-      recompile: opts.recompile,
       checks,
     });
   if (call.functionName !== "settle")
@@ -313,16 +194,21 @@ export async function verifySettlement(opts: {
     `public inputs rebuilt from the escrow's storage: context, final root, n=${session.finalN}, acc, paramsHash, outcome`,
   );
 
-  // The verifier the escrow called, and the manifest circuit whose artifact it runs.
+  // The verifier the escrow called, and the manifest circuit whose compiled source it runs.
   const { verifier, capacity } = await escrow.verifierOf(claimId);
   const predicate = predicateByCode(promise.predicateId);
   if (!predicate)
     throw new SettlementInvalid(`promise ${promiseId} has unknown predicate id ${promise.predicateId}`);
-  const [circuit, entry] = await manifestCircuitAt(chain, manifest, predicate.id, capacity, verifier);
-  checks.push(
-    `verifier ${verifier} (≤ ${capacity} records) runs ${entry.verifierContract} from ${rel(path.join(hardhatArtifactsDir(), entry.files.verifierSol.path))}`,
-  );
-  const vkey = await verifiedKey({ chain, verifier, entry, manifestPath, recompile: opts.recompile, checks });
+  const { circuit, entry, vkey } = await checkVerifier({
+    chain,
+    manifest,
+    manifestPath,
+    predicate: predicate.id,
+    capacity,
+    verifier,
+    kind: "claim",
+    checks,
+  });
 
   const proof = unpackProof(words);
   let ok = false;
@@ -351,6 +237,7 @@ export async function verifySettlement(opts: {
     publicInputs: inputs.map(String),
     beneficiary,
     amount,
+    insecureKeys: insecureKeys(manifest, [entry]),
     checks,
   };
 }

@@ -408,7 +408,8 @@ describe("OpenClaw plugin", () => {
   it("fails closed: a store that is down, a tool outside the profile and a failing recorderFor block with a reason", async () => {
     const session = await ins.open("openclaw-down", { guard: true });
     const { run, ran } = insured(session);
-    const ping = vi.spyOn(ins.store, "ping").mockImplementation(() => {
+    // Guard mode reserves each call's record before its tool runs: a store that cannot take it is down.
+    const ping = vi.spyOn(ins.store, "reserve").mockImplementation(() => {
       throw new Error("disk gone");
     });
     let out;

@@ -19,6 +19,30 @@ beforeAll(async () => {
 afterAll(async () => ins?.dispose());
 
 describe("HarnessRecorder", () => {
+  it("hands the agent the tool's real result when the record can hold only a marker for it (issue 33 item 8)", async () => {
+    const session = await ins.open("unstorable");
+    const rec = new HarnessRecorder(session);
+    const sentAt = new Date(Date.UTC(2026, 0, 2));
+    // Wrapped run: a Date is stored as JSON carries it, a BigInt as a marker; the caller gets each value.
+    const dated = { id: "m1", sentAt };
+    expect(
+      await rec.run({ callId: "u1", tool: "send_email", args: { to: ALLOWED } }, async () => dated),
+    ).toBe(dated);
+    expect(await rec.run({ callId: "u2", tool: "read_inbox", args: {} }, async () => 7n)).toBe(7n);
+    // Begin/finish hooks: the framework already holds the result; finish() stores the marker and does not throw.
+    const hooked = { callId: "u3", tool: "read_inbox", args: {} };
+    expect(await rec.begin(hooked)).toEqual({ allowed: true, replayed: false });
+    await expect(rec.finish(hooked.callId, { result: { total: 10n ** 20n } })).resolves.toBeUndefined();
+    const calls = ins.records(session.sessionId).filter((r) => r.kind === "call");
+    expect(calls.map((r) => r.kind === "call" && r.error)).toEqual([undefined, undefined, undefined]);
+    expect(calls.map((r) => r.kind === "call" && r.result)).toEqual([
+      { id: "m1", sentAt: "2026-01-02T00:00:00.000Z" },
+      { $unstorable: "$: bigint is not JSON", preview: '"7n"' },
+      { $unstorable: "$.total: bigint is not JSON", preview: '{"total":"100000000000000000000n"}' },
+    ]);
+    await session.close();
+  });
+
   it("records wrapped runs under the call id", async () => {
     const session = await ins.open("wrapped");
     const rec = new HarnessRecorder(session);

@@ -1,6 +1,6 @@
 // The whole `vai` flow as separate processes against a real `hardhat node`: deploy → promise register →
-// (a session recorded through the SDK) → claim file → prove → claim status → verify, and verify catching a
-// tampered manifest or key. Two proofs (aap4_n8). Then `vai node` itself, and the default path.
+// (a session recorded through the SDK) → claim file → prove → claim status → verify, and verify and promise
+// check catching a tampered manifest or key; verify's own answers for claims no proof settled. Two proofs (aap4_n8). Then `vai node` itself, and the default path.
 import { devRpcChain, type DevChainHandle } from "../../sdk/dev/embedded.js";
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -179,23 +179,35 @@ describe("vai, provider to user, on a hardhat node", () => {
     const r = await vai(["verify", claimId], env);
     expect(r.err).toBe("");
     expect(r.code).toBe(0);
-    expect(r.out).toBe(`settlement valid: violation proven for session ${sessionId}, promise 1\n`);
-    // --recompile trusts no build output: the verifier source compiled again must give the on-chain code.
-    const strict = await vaiInProcess(["verify", claimId, "--recompile", "--verbose"], env);
+    // The test build's keys are development keys: valid, and said to prove nothing.
+    expect(r.out).toBe(
+      `settlement valid under INSECURE development keys: anyone can forge proofs against them, so it shows nothing about the session (violation proven for session ${sessionId}, promise 1)\n`,
+    );
+    expect(r.out).not.toMatch(/trustworthy/);
+    // Every check compiles the verifier's source and trusts no build output (--recompile is kept for scripts).
+    const strict = await vaiInProcess(["verify", claimId, "--recompile", "--verbose", "--json"], env);
     expect(strict.code, strict.out).toBe(0);
-    expect(strict.out).toMatch(/✓ compiling that source again with solc 0\.8\.28\S* gives the on-chain code/);
-    expect(strict.out.match(/✓/g)).toHaveLength(10);
+    const report = json(strict.out);
+    expect(report).toMatchObject({ valid: true, insecureKeys: true, circuit: "aap4_n8" });
+    expect(report.checks).toContain(
+      "compiling contracts/generated/Verifier_aap4_n8.sol (solc 0.8.28, optimizer 200 runs, evm cancun) gives Verifier_aap4_n8's runtime code",
+    );
+    expect(report.checks).toHaveLength(11);
   });
 
   it("promise check: a user checks the escrow, its Poseidon and every verifier before relying on a promise", async () => {
     const ok = await vaiInProcess(["promise", "check", "1", "--verbose"], env);
     expect(ok.code, ok.err).toBe(0);
     expect(ok.out).toMatch(
-      /^promise 1 checks out: AAP-4, escrow, Poseidon\(3\) and \d+ verifier\(s\) match the manifest/,
+      /^promise 1 checks out under INSECURE development keys: anyone can forge proofs against them, so its settlements prove nothing: AAP-4, escrow, Poseidon\(3\) and \d+ verifier\(s\) match the manifest/,
     );
+    expect(ok.out).not.toMatch(/trustworthy/);
     expect(ok.out).toMatch(
-      /✓ verifier 0x[0-9a-fA-F]{40} \(≤ 8 records\) runs Verifier_aap4_n8, built for aap4_n8/,
+      /✓ verifier \(≤ 8 records\) 0x[0-9a-fA-F]{40} runs exactly that code: the manifest's aap4_n8/,
     );
+    const asJson = json((await vaiInProcess(["promise", "check", "1", "--json"], env)).out);
+    expect(asJson).toMatchObject({ checksOut: true, insecureKeys: true });
+    expect(asJson).not.toHaveProperty("trustworthy");
     // A manifest whose AAP-4 circuit names another verifier: the on-chain code no longer matches.
     const manifest = json(readFileSync("build/manifest.json", "utf8"));
     manifest.circuits.aap4_n8.verifierContract = "Verifier_aap1_n4";
@@ -205,7 +217,7 @@ describe("vai, provider to user, on a hardhat node", () => {
     const bad = await vaiInProcess(["promise", "check", "1", "--manifest", swapped], env);
     expect(bad.code).toBe(1);
     expect(bad.out.trim()).toMatch(
-      /^promise 1 NOT safe to rely on: the on-chain code of verifier 0x[0-9a-fA-F]{40} differs from .*Verifier_aap1_n4.json/,
+      /^promise 1 NOT safe to rely on: verification key of aap4_n8 is not the one hard-coded in contracts\/generated\/Verifier_aap1_n4.sol \(\w+ differs\)/,
     );
   });
 
@@ -219,31 +231,33 @@ describe("vai, provider to user, on a hardhat node", () => {
       return path;
     };
     const vkeyPath = manifest.circuits.aap4_n8.files.vkey.path;
-    // A key whose hash the manifest records faithfully, but which is not the deployed verifier's.
+    // A key, embedded in the manifest, whose hash the manifest records faithfully, but which is not the
+    // deployed verifier's.
     const forgedKey = json(readFileSync(vkeyPath, "utf8"));
     forgedKey.vk_alpha_1 = forgedKey.IC[0];
-    const forgedKeyPath = join(dir, "forged.vkey.json");
-    writeFileSync(forgedKeyPath, JSON.stringify(forgedKey));
-    const forgedSha = createHash("sha256").update(readFileSync(forgedKeyPath)).digest("hex");
+    const forgedSha = createHash("sha256")
+      .update(JSON.stringify(forgedKey, null, 2) + "\n")
+      .digest("hex");
 
     const cases: [string, RegExp][] = [
       [
         tampered("vkey-sha", (m) => (m.circuits.aap4_n8.files.vkey.sha256 = "0".repeat(64))),
-        new RegExp(`verification key ${vkeyPath} has sha256 [0-9a-f]{64}, but .*vkey-sha.json records 0{64}`),
+        // setup embeds each key in the manifest: its bytes no longer hash to the recorded sha256.
+        /the verification key .*vkey-sha.json embeds for aap4_n8 has sha256 [0-9a-f]{64}, but the entry records 0{64}/,
       ],
       [
         tampered("verifier", (m) => {
           m.circuits.aap4_n8.verifierContract = "Verifier_aap1_n4";
           m.circuits.aap4_n8.files.verifierSol = m.circuits.aap1_n4.files.verifierSol;
         }),
-        /the on-chain code of verifier 0x[0-9a-fA-F]{40} differs from .*Verifier_aap1_n4.json/,
+        /verification key of aap4_n8 is not the one hard-coded in contracts\/generated\/Verifier_aap1_n4.sol \(\w+ differs\)/,
       ],
       [
-        tampered(
-          "forged-key",
-          (m) => (m.circuits.aap4_n8.files.vkey = { path: forgedKeyPath, sha256: forgedSha }),
-        ),
-        /verification key .*forged.vkey.json is not the one hard-coded in contracts\/generated\/Verifier_aap4_n8.sol \(alphax differs\)/,
+        tampered("forged-key", (m) => {
+          m.circuits.aap4_n8.verificationKey = forgedKey;
+          m.circuits.aap4_n8.files.vkey.sha256 = forgedSha;
+        }),
+        /verification key of aap4_n8 is not the one hard-coded in contracts\/generated\/Verifier_aap4_n8.sol \(alphax differs\)/,
       ],
     ];
     for (const [i, [path, reason]] of cases.entries()) {
@@ -252,6 +266,12 @@ describe("vai, provider to user, on a hardhat node", () => {
       const r = i === 0 ? await vai(args, env) : await vaiInProcess(args, env);
       expect(r.code, path).toBe(1);
       expect(r.out.trim(), path).toMatch(new RegExp(`^settlement NOT valid: ${reason.source}`));
+      // promise check checks every checksum verify checks.
+      const checked = await vaiInProcess(["promise", "check", "1", "--manifest", path], env);
+      expect(checked.code, path).toBe(1);
+      expect(checked.out.trim(), path).toMatch(
+        new RegExp(`^promise 1 NOT safe to rely on: ${reason.source}`),
+      );
     }
   });
 
@@ -260,9 +280,29 @@ describe("vai, provider to user, on a hardhat node", () => {
     const filed = await vaiInProcess(["claim", "file", s2, "--promise", "1", "--bond", "0.2", "--json"], env);
     expect(filed.code, filed.err).toBe(0);
     const id = json(filed.out).claimId as string;
+    // verify tells a claim with no proof yet, and one that does not exist, from an invalid settlement: exit 3.
+    const pending = await vaiInProcess(["verify", id], env);
+    expect(pending.code).toBe(3);
+    expect(pending.out.trim()).toMatch(
+      new RegExp(
+        `^claim ${id} is not settled yet: it is open, and its proof window runs until \\d{4}-\\d\\d-\\d\\dT`,
+      ),
+    );
+    const missing = await vaiInProcess(["verify", "99", "--json"], env);
+    expect(missing.code).toBe(3);
+    expect(json(missing.out)).toMatchObject({
+      valid: false,
+      verdict: "no-such-claim",
+      code: "NO_SUCH_CLAIM",
+    });
     const early = await vaiInProcess(["claim", "default", id], env);
     expect(early.code).toBe(1);
-    expect(early.err.trim()).toMatch(/^vai claim default: claimDefault reverted: ProofWindowOpen\(\d+\)$/);
+    // Said before sending, in a date and a wait (issue 33 item 9), not as a raw Unix timestamp.
+    expect(early.err.trim()).toMatch(
+      new RegExp(
+        `^vai claim default: claim ${id} cannot default yet: the provider's proof window is open until \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z, (3 d|2 d 23 h \\d+ min) from now \\(chain time\\)`,
+      ),
+    );
 
     await chain.testClient.increaseTime({ seconds: 3 * 24 * 3600 });
     await chain.testClient.mine({ blocks: 1 });
@@ -275,9 +315,9 @@ describe("vai, provider to user, on a hardhat node", () => {
     const status = await vaiInProcess(["claim", "status", id, "--json"], env);
     expect(json(status.out)).toMatchObject({ status: "defaulted", resolution: { event: "ClaimDefaulted" } });
     const verified = await vaiInProcess(["verify", id], env);
-    expect(verified.code).toBe(1);
+    expect(verified.code).toBe(3);
     expect(verified.out.trim()).toBe(
-      `settlement NOT valid: claim ${id} is defaulted, not settled by a proof`,
+      `claim ${id} was not settled by a proof: it defaulted, no proof came within its proof window: 1.2 ETH went to ${chain.wallets[1].account.address}`,
     );
 
     const retired = await vaiInProcess(["promise", "retire", "1"], env);
@@ -287,7 +327,7 @@ describe("vai, provider to user, on a hardhat node", () => {
 });
 
 describe("vai claim file against an earmarked reserve", () => {
-  it("refuses, in one line, a claim the reserve not yet earmarked for open claims cannot pay", async () => {
+  it("refuses, in one line, a claim on a session the promise's free reserve could not cover at open", async () => {
     const promiseFile = join(dir, "thin-promise.json");
     writeFileSync(
       promiseFile,
@@ -301,7 +341,8 @@ describe("vai claim file against an earmarked reserve", () => {
     const registered = await vaiInProcess(["promise", "register", "--file", promiseFile, "--json"], env);
     expect(registered.code, registered.err).toBe(0);
     const promiseId = json(registered.out).promiseId as string;
-    // The reserve is one payout: the first claim earmarks it, the second is refused at filing.
+    // The reserve is one payout: the first session's open earmarks it, so the second opens uncovered by this
+    // promise (SessionCovered covered=false) and a claim on it is refused at filing.
     const [first, second] = [await recordSession("thin-1", []), await recordSession("thin-2", [])];
     const filed = await vaiInProcess(
       ["claim", "file", first, "--promise", promiseId, "--bond", "0.3", "--json"],
@@ -313,7 +354,7 @@ describe("vai claim file against an earmarked reserve", () => {
       env,
     );
     expect(refused.code).toBe(1);
-    expect(refused.err.trim()).toMatch(/^vai claim file: fileClaim reverted: InsufficientReserve\(0, /);
+    expect(refused.err.trim()).toMatch(/^vai claim file: fileClaim reverted: NotCovered\(\)/);
     // The first claim still defaults in full.
     await chain.testClient.increaseTime({ seconds: 3 * 24 * 3600 });
     await chain.testClient.mine({ blocks: 1 });

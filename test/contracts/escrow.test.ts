@@ -4,6 +4,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { keccak256, parseEther, toHex, type Address, type Hex } from "viem";
 import {
   ClaimStatus,
+  Coverage,
   deployEscrow,
   deployPoseidon3,
   EscrowClient,
@@ -308,14 +309,31 @@ describe("fileClaim", () => {
     await expect(escrow.as(user).fileClaim(sessionId, 99n, BOND)).rejects.toThrow(/UnknownPromise/);
   });
 
-  it("requires the same provider, earlier registration and the same profile", async () => {
+  it("is covered only by the opener's own active promises pinned to its profile, named at open", async () => {
     const foreign = await register({ from: otherProvider });
     const otherProfile = await register({ profile: PROFILE + 1n });
-    const { sessionId } = await closedSession("h");
+    const mine = await register();
+    const s = sid("h");
+    const u = user.account.address;
+    await expect(escrow.openSession(s, u, PROFILE, [foreign])).rejects.toThrow(/ProviderMismatch/);
+    await expect(escrow.openSession(s, u, PROFILE, [otherProfile])).rejects.toThrow(/ProfileMismatch/);
+    await expect(escrow.openSession(s, u, PROFILE, [99n])).rejects.toThrow(/UnknownPromise/);
+    await expect(escrow.openSession(s, u, PROFILE, [mine, mine])).rejects.toThrow(/DuplicateCover/);
+    const opened = await escrow.openSession(s, u, PROFILE, [mine]);
+    expect(opened.coverage).toEqual([{ promiseId: mine, covered: true, amount: PAYOUT, available: 0n }]);
+    expect(await escrow.coverageOf(s, mine)).toEqual({
+      coverage: Coverage.Earmarked,
+      openClaimId: 0n,
+      amount: PAYOUT,
+    });
     const late = await register(); // registered after the session opened: no retroactive coverage
-    await expect(escrow.as(user).fileClaim(sessionId, foreign, BOND)).rejects.toThrow(/ProviderMismatch/);
-    await expect(escrow.as(user).fileClaim(sessionId, otherProfile, BOND)).rejects.toThrow(/ProfileMismatch/);
-    await expect(escrow.as(user).fileClaim(sessionId, late, BOND)).rejects.toThrow(/NotCovered/);
+    for (const id of [foreign, otherProfile, late])
+      await expect(escrow.as(user).fileClaim(s, id, BOND)).rejects.toThrow(/NotCovered/);
+    expect(await escrow.coverageOf(s, late)).toEqual({
+      coverage: Coverage.None,
+      openClaimId: 0n,
+      amount: 0n,
+    });
   });
 
   it("allows one open claim per pair, none once resolved, and keeps pairs independent", async () => {
@@ -329,24 +347,25 @@ describe("fileClaim", () => {
     await expect(escrow.as(user).fileClaim(other.sessionId, promiseId, BOND)).resolves.toBeDefined();
   });
 
-  it("earmarks the payout at filing: a claim the unearmarked reserve cannot pay is refused then, not starved later", async () => {
-    const a = await filed("k"); // earmarks promise 1's whole reserve (1 ETH)
+  it("earmarks the payout at open: a session the free reserve cannot cover opens visibly uncovered", async () => {
+    const a = await filed("k"); // session k's open earmarked promise 1's whole reserve (1 ETH)
     expect(await escrow.availableReserve(a.promiseId)).toBe(0n);
-    const b = await closedSession("l"); // registers promise 2; the claim below is on promise 1 over session l
-    await expect(escrow.as(user).fileClaim(b.sessionId, a.promiseId, BOND)).rejects.toThrow(
-      /InsufficientReserve/,
-    );
+    const b = await closedSession("l"); // registers promise 2; l opens covered by 2 and not by 1
+    expect(await escrow.sessionCoverage(b.sessionId)).toEqual([
+      { promiseId: a.promiseId, covered: false, amount: 0n, available: 0n },
+      { promiseId: b.promiseId, covered: true, amount: PAYOUT, available: 0n },
+    ]);
+    await expect(escrow.as(user).fileClaim(b.sessionId, a.promiseId, BOND)).rejects.toThrow(/NotCovered/);
     await escrow.fund(a.promiseId, PAYOUT);
     expect(await escrow.availableReserve(a.promiseId)).toBe(PAYOUT);
-    const { claimId: c2 } = await escrow.as(user).fileClaim(b.sessionId, a.promiseId, BOND);
-    // Both open claims are payable, in either order.
+    const m = sid("m");
+    await escrow.openSession(m, user.account.address, PROFILE, [a.promiseId]);
+    await escrow.closeSession(m, 1, 9n);
+    const { claimId: c2 } = await escrow.as(user).fileClaim(m, a.promiseId, BOND);
+    // Both open claims are payable, in either order, each from its own session's earmark.
     await escrow.settle(c2, PROOF, true);
     await escrow.settle(a.claimId, PROOF, true);
-    expect((await escrow.promise(a.promiseId)).reserve).toBe(0n);
-    const c = await closedSession("m");
-    await expect(escrow.as(user).fileClaim(c.sessionId, a.promiseId, BOND)).rejects.toThrow(
-      /InsufficientReserve/,
-    );
+    expect(await escrow.promise(a.promiseId)).toMatchObject({ reserve: 0n, earmarks: 0 });
   });
 
   it("a satisfied outcome frees the earmark and pays the bond to the provider", async () => {
@@ -454,17 +473,17 @@ describe("claimDefault", () => {
     await expect(escrow.claimDefault(a.claimId)).rejects.toThrow(/ClaimNotOpen/);
 
     const b = await closedSession("v");
-    const c = await closedSession("w");
     await escrow.fund(b.promiseId, PAYOUT);
+    const w = sid("w");
+    await escrow.openSession(w, user.account.address, PROFILE, [b.promiseId]);
+    await escrow.closeSession(w, 1, 9n);
     const { claimId: cb } = await escrow.as(user).fileClaim(b.sessionId, b.promiseId, BOND);
-    const { claimId: cc } = await escrow.as(user).fileClaim(c.sessionId, b.promiseId, BOND);
+    const { claimId: cc } = await escrow.as(user).fileClaim(w, b.promiseId, BOND);
     await chain.testClient.increaseTime({ seconds: Number(PROOF_WINDOW) });
     await expect(escrow.claimDefault(cc)).resolves.toMatchObject({ amount: PAYOUT + BOND });
     await expect(escrow.claimDefault(cb)).resolves.toMatchObject({ amount: PAYOUT + BOND });
   });
-});
 
-describe("withdraw", () => {
   it("pays out credited balances once, and keeps the escrow solvent", async () => {
     await expect(escrow.as(user).withdraw()).rejects.toThrow(/NothingToWithdraw/);
     const { claimId } = await filed("x");

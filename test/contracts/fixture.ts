@@ -14,6 +14,7 @@ import {
 } from "viem";
 import {
   ClaimStatus,
+  type CoverOption,
   deployEscrow,
   deployPoseidon3,
   EscrowClient,
@@ -172,16 +173,24 @@ export async function register(
 /**
  * Opens a session for `user` (default fx.user), with one checkpoint unless told otherwise, and closes it one
  * record past the last checkpoint. The i-th checkpoint (from 1) is at interval·(i−1) + 2, within the budget.
+ * `cover`: the promises named at open (default "auto": every active promise of the opener with PROFILE; each
+ * one's payout is earmarked when its free reserve holds it).
  */
 export async function session(
   fx: Fixture,
   label: string,
-  o: { user?: Wallet | Address; from?: Wallet; checkpoints?: number; close?: boolean } = {},
+  o: {
+    user?: Wallet | Address;
+    from?: Wallet;
+    checkpoints?: number;
+    close?: boolean;
+    cover?: CoverOption;
+  } = {},
 ): Promise<Hex> {
   const as = fx.escrow.as(o.from ?? fx.provider);
   const sessionId = sid(label, (o.from ?? fx.provider).account!.address);
   const user = typeof o.user === "string" ? o.user : (o.user ?? fx.user).account.address;
-  await as.openSession(sessionId, user, PROFILE);
+  await as.openSession(sessionId, user, PROFILE, o.cover);
   const k = o.checkpoints ?? 1;
   const at = (i: number) => fx.interval * (i - 1) + 2;
   for (let i = 1; i <= k; i++) await as.checkpoint(sessionId, at(i), 1000n + BigInt(i));
@@ -237,7 +246,10 @@ export async function whatIf<T>(fx: Fixture, body: () => Promise<T>): Promise<T>
 
 export interface Ledger {
   balance: bigint;
+  /** Every promise's reserve: its free part plus what is earmarked for covered sessions. */
   reserves: bigint;
+  /** The earmarked part of `reserves`: payout × earmarks, summed over the promises. */
+  earmarked: bigint;
   openBonds: bigint;
   credits: bigint;
 }
@@ -256,7 +268,12 @@ export async function ledger(fx: Fixture, accounts: readonly Address[]): Promise
     functionName: "claimCount",
   })) as bigint;
   let reserves = 0n;
-  for (let i = 1n; i <= pc; i++) reserves += (await e.promise(i)).reserve;
+  let earmarked = 0n;
+  for (let i = 1n; i <= pc; i++) {
+    const p = await e.promise(i);
+    reserves += p.reserve;
+    earmarked += p.payout * BigInt(p.earmarks);
+  }
   let openBonds = 0n;
   for (let i = 1n; i <= cc; i++) {
     const c = await e.claim(i);
@@ -265,13 +282,15 @@ export async function ledger(fx: Fixture, accounts: readonly Address[]): Promise
   let credits = 0n;
   for (const a of new Set(accounts)) credits += await e.credits(a);
   const balance = await fx.chain.publicClient.getBalance({ address: e.address });
-  return { balance, reserves, openBonds, credits };
+  return { balance, reserves, earmarked, openBonds, credits };
 }
 
 export async function expectSolvent(fx: Fixture, accounts: readonly Address[]) {
   const l = await ledger(fx, accounts);
   if (l.balance !== l.reserves + l.openBonds + l.credits)
     throw new Error(`escrow holds ${l.balance}, owes ${JSON.stringify(l, (_, v) => String(v))}`);
+  if (l.reserves < l.earmarked)
+    throw new Error(`reserves ${l.reserves} below the ${l.earmarked} earmarked for covered sessions`);
   return l;
 }
 

@@ -1,8 +1,13 @@
 // Random sequences of every escrow operation (fast-check), checking after each step that
-//  - the escrow's balance equals reserves + open bonds + credits (P6: nothing created, nothing lost);
+//  - the escrow's balance equals free reserves + earmarks + open bonds + credits (P6: nothing created, nothing
+//    lost), and each promise's earmarks are exactly its covered pairs not yet resolved or released;
 //  - every ether paid in is either still held or was withdrawn (conservation, from the events);
-//  - each promise's openClaims matches its open claims;
 //  - no (session, promise) pair is paid twice, nor resolved twice, and a payout is exactly p + b;
+//  - a covered session's claim is always paid: its user's filing within the window never fails, a proof of
+//    violation always settles it (simulated for every open claim) and a default always pays, whatever the
+//    provider did before: sock-puppet sessions naming its own address as user, self-claims front-running the
+//    honest one, defaults timed against it, retiring, withdrawing;
+//  - a spare receipt never lands after close on a claimed session once RECEIPT_WINDOW has passed;
 //  - a receipt is folded only when the session's user posts it with its provider's signature, as the kind it
 //    asked for (spare or not), and one that reverts spends nothing (the spare stays as it was);
 //  - at the end, every session's acc is the fold of its Checkpointed and ReceiptPosted events, with at most
@@ -11,7 +16,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseEventLogs, type Abi, type Hex, type TransactionReceipt } from "viem";
-import { ClaimStatus, type EscrowClient } from "../../sdk/chain/escrow.js";
+import {
+  ClaimStatus,
+  EscrowRevertError,
+  type CoverOption,
+  type EscrowClient,
+} from "../../sdk/chain/escrow.js";
 import { type Wallet } from "../../sdk/chain/network.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { accumulate } from "../../sdk/core/hash.js";
@@ -28,7 +38,13 @@ type Cmd =
   | { op: "fund"; i: number; units: number }
   | { op: "retire"; i: number; other: boolean }
   | { op: "withdrawReserve"; i: number }
-  | { op: "open"; p: number; u: number }
+  | { op: "open"; p: number; u: number; cover: "auto" | "none" | "pick"; i: number }
+  | { op: "release"; i: number }
+  | { op: "drain"; close: boolean }
+  | { op: "frontrun"; i: number }
+  | { op: "defaultSelf" }
+  /** The prologue's: session s's user claims on promise i, which covers it. */
+  | { op: "claimOn"; s: number; i: number }
   | { op: "checkpoint"; s: number; step: number }
   | { op: "close"; s: number; step: number }
   | { op: "receipt"; s: number; step: number; spare: boolean; wrongUser: boolean; forged: boolean }
@@ -60,7 +76,30 @@ const cmd: fc.Arbitrary<Cmd> = fc.oneof(
     weight: 2,
   },
   { arbitrary: fc.record({ op: fc.constant("withdrawReserve" as const), i: idx }), weight: 3 },
-  fc.record({ op: fc.constant("open" as const), p: fc.nat({ max: 1 }), u: fc.nat({ max: 1 }) }),
+  {
+    arbitrary: fc.record({
+      op: fc.constant("open" as const),
+      p: fc.nat({ max: 1 }),
+      // u = 2 is provider 0 itself: a sock-puppet session (for provider 1, a user it does not control).
+      u: fc.nat({ max: 2 }),
+      cover: fc.constantFrom(
+        "auto" as const,
+        "auto" as const,
+        "auto" as const,
+        "none" as const,
+        "pick" as const,
+      ),
+      i: idx,
+    }),
+    weight: 2,
+  },
+  { arbitrary: fc.record({ op: fc.constant("release" as const), i: idx }), weight: 2 },
+  // The sock-puppet strategies of provider 0 (#34 finding 1): drain its promises with sessions naming itself and
+  // self-claims on them, front-run an honest claim with a self-claim, default its self-claims timed against
+  // honest claims still open.
+  { arbitrary: fc.record({ op: fc.constant("drain" as const), close: fc.boolean() }), weight: 2 },
+  { arbitrary: fc.record({ op: fc.constant("frontrun" as const), i: idx }), weight: 3 },
+  { arbitrary: fc.record({ op: fc.constant("defaultSelf" as const) }), weight: 2 },
   fc.record({ op: fc.constant("checkpoint" as const), s: idx, step: fc.nat({ max: 3 }) }),
   {
     arbitrary: fc.record({ op: fc.constant("close" as const), s: idx, step: fc.nat({ max: 2 }) }),
@@ -115,6 +154,11 @@ interface World {
   /** Provider index and creation order of each promise, in `promises` order. */
   promiseMeta: { p: number; order: number }[];
   sessions: { id: Hex; p: number; u: number; lastN: number; order: number; closed: boolean }[];
+  /** Pairs whose payout was earmarked at open (SessionCovered covered), and those released since. */
+  covered: Set<string>;
+  released: Set<string>;
+  /** Sessions with a claim filed on them: their spare receipt is frozen once RECEIPT_WINDOW has passed. */
+  claimedSessions: Set<string>;
   order: number;
   /** Bias only (the chain is the truth): open claims, retired promises, accounts with a credit. */
   openClaims: Set<bigint>;
@@ -132,20 +176,27 @@ interface World {
 
 /** Every run starts from a promise per provider and sessions they cover, so claims have something to hit. */
 const PROLOGUE: Cmd[] = [
-  { op: "register", p: 0, payout: 2, extra: 1 },
+  { op: "register", p: 0, payout: 2, extra: 3 }, // room for two sessions' earmarks
   { op: "register", p: 1, payout: 1, extra: 0 }, // one payout drains it: claims on it race
-  { op: "open", p: 0, u: 0 },
-  { op: "open", p: 0, u: 1 },
-  { op: "open", p: 1, u: 0 },
-  { op: "open", p: 1, u: 1 },
+  { op: "open", p: 0, u: 0, cover: "auto", i: 0 },
+  { op: "open", p: 0, u: 1, cover: "auto", i: 0 }, // promise 1 has room for one more; promise 2 has none
+  { op: "open", p: 1, u: 0, cover: "auto", i: 0 },
+  { op: "open", p: 1, u: 1, cover: "auto", i: 0 },
   { op: "checkpoint", s: 0, step: 2 },
   { op: "checkpoint", s: 1, step: 3 }, // stays open: receipts on it at or below lastN go to the spare
   { op: "close", s: 0, step: 1 },
   { op: "close", s: 2, step: 0 },
   { op: "close", s: 3, step: 2 },
+  { op: "claimOn", s: 1, i: 0 }, // a claim open on a session still open: its spare lands with a claim open
 ];
 
 const successes = new Map<string, number>();
+/** Open claims whose settle(violated) was simulated and would pay (provenViolationsPay). */
+let provenPaid = 0;
+let lastRevert = "";
+/** The sock-puppet strategies that ran to the point of spending something, by name. */
+const strategies = new Map<string, number>();
+const count = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 const reverts = new Map<string, number>();
 /** Receipts folded, by path: within the checkpoint rules, or the spare (before or after close, with a claim open). */
 const receiptKinds = new Map<string, number>();
@@ -165,14 +216,34 @@ const pick = <T>(xs: T[], i: number): T | undefined => (xs.length ? xs[i % xs.le
 const biased = <T>(all: T[], likely: T[], i: number): T | undefined =>
   i % 4 !== 0 && likely.length ? pick(likely, i) : pick(all, i);
 
-/** (session, promise) pairs the model expects can be claimed: covering promise, pair neither open nor resolved. */
+/** (session, promise) pairs the model expects can be claimed: earmarked at open, neither open, resolved nor released. */
 function freePairs(w: World) {
   return w.sessions.flatMap((ss) =>
     w.promises
-      .filter((_, k) => w.promiseMeta[k].p === ss.p && w.promiseMeta[k].order < ss.order)
-      .filter((id) => !w.resolvedPairs.has(`${ss.id}/${id}`) && !w.openPairs.has(`${ss.id}/${id}`))
-      .map((id) => ({ s: ss, id })),
+      .map((id) => ({ s: ss, id, key: `${ss.id}/${id}` }))
+      .filter(({ key }) => w.covered.has(key) && !w.resolvedPairs.has(key) && !w.openPairs.has(key))
+      .filter(({ key }) => !w.released.has(key)),
   );
+}
+
+/** Honest users are fx.user and fx.otherUser (users 0 and 1); user 2 is provider 0's own address. */
+const SOCK = 2;
+
+/**
+ * Files the session user's claim on a free pair; when the pair's claim window is comfortably open, the filing
+ * must succeed: no earlier claim, self-claim or default can have spent the session's coverage.
+ */
+async function honestFile(w: World, t: { s: World["sessions"][number]; id: bigint }, bond: bigint) {
+  const { users } = wallets(fx);
+  const deadline = await fx.chain.testClient
+    .mine({ blocks: 1 })
+    .then(() => fx.escrow.claimDeadline(t.s.id, t.id));
+  // Mined first: a warp (increaseTime) moves the next block's time, not the latest block's.
+  const now = (await fx.chain.publicClient.getBlock()).timestamp;
+  const r = await receiptOrRevert(fx.escrow.as(users[t.s.u]).fileClaim(t.s.id, t.id, bond));
+  if (!r && bond > 0n && (deadline === null || deadline > now + 60n))
+    throw new Error(`the covered pair ${t.s.id}/${t.id} (user ${t.s.u}) could not be claimed: ${lastRevert}`);
+  return r;
 }
 
 /** Runs one command; returns its receipt, or undefined when it reverted (with a custom error) or had no target. */
@@ -220,9 +291,101 @@ async function step(w: World, c: Cmd): Promise<TransactionReceipt | undefined> {
     }
     case "open": {
       const id = sid(`inv-${sessionSeq++}`, providers[c.p]!.account!.address);
-      const r = await receiptOrRevert(e(providers[c.p]).openSession(id, users[c.u].account.address, 7n));
+      // "pick" names any one promise: another provider's or a retired one reverts, a short one leaves the
+      // session uncovered by it.
+      const picked = pick(w.promises, c.i);
+      const cover: CoverOption = c.cover === "none" ? [] : c.cover === "pick" && picked ? [picked] : "auto";
+      const r = await receiptOrRevert(
+        e(providers[c.p]).openSession(id, users[c.u].account.address, 7n, cover),
+      );
       if (r) w.sessions.push({ id, p: c.p, u: c.u, lastN: 0, order: w.order++, closed: false });
       return r;
+    }
+    case "release": {
+      // Anyone releases an earmark: it succeeds only once the pair's window is over with no claim open.
+      const pairs = [...w.covered].filter((k) => !w.resolvedPairs.has(k) && !w.released.has(k));
+      const key = pick(pairs, c.i);
+      if (key) {
+        const [sessionId, promiseId] = key.split("/");
+        tx = e(fx.stranger).releaseCoverage(sessionId as Hex, BigInt(promiseId));
+      }
+      break;
+    }
+    case "drain": {
+      // Provider 0 opens a session naming its own address, covering whatever its free reserves allow, and
+      // self-claims on every promise that covered it.
+      const id = sid(`sock-${sessionSeq++}`, providers[0]!.account!.address);
+      const opened = await receiptOrRevert(e(providers[0]).openSession(id, users[SOCK].account.address, 7n));
+      if (!opened) return undefined;
+      book(w, opened);
+      const ss = { id, p: 0, u: SOCK, lastN: 0, order: w.order++, closed: false };
+      w.sessions.push(ss);
+      if (c.close) {
+        const r = await receiptOrRevert(e(providers[0]).closeSession(id, 1, 999n));
+        if (r) (book(w, r), (ss.closed = true));
+      }
+      for (const t of freePairs(w).filter((x) => x.s === ss)) {
+        const r = await honestFile(w, t, 1n); // the provider's claim on its own session is a claim all the same
+        if (r) (book(w, r), count(strategies, "drain: self-claim"));
+      }
+      return undefined; // booked above
+    }
+    case "frontrun": {
+      // An honest claim is pending on promise X; provider 0 lands a self-claim on X first (a free sock pair, or
+      // a fresh sock session), then the honest claim goes through: it must.
+      const honest = freePairs(w).filter((x) => x.s.u !== SOCK && x.s.p === 0);
+      const target = pick(honest, c.i);
+      if (!target) break;
+      let sock = freePairs(w).find((x) => x.s.u === SOCK && x.id === target.id);
+      if (!sock && (await fx.escrow.promise(target.id)).provider === providers[0].account.address) {
+        // None yet: open one for the occasion, naming X, topping X up first when nothing is free.
+        const { payout } = await fx.escrow.promise(target.id);
+        if ((await fx.escrow.availableReserve(target.id)) < payout) {
+          const funded = await receiptOrRevert(e(providers[0]).fund(target.id, payout));
+          if (funded) book(w, funded);
+        }
+        const id = sid(`sock-${sessionSeq++}`, providers[0]!.account!.address);
+        const opened = await receiptOrRevert(
+          e(providers[0]).openSession(id, users[SOCK].account.address, 7n, [target.id]),
+        );
+        if (opened) {
+          book(w, opened);
+          w.sessions.push({ id, p: 0, u: SOCK, lastN: 0, order: w.order++, closed: false });
+          sock = freePairs(w).find((x) => x.s.id === id);
+        }
+      }
+      const first = sock && (await receiptOrRevert(e(users[SOCK]).fileClaim(sock.s.id, sock.id, 1n)));
+      if (first) book(w, first);
+      const r = await honestFile(w, target, UNIT / 10n);
+      if (r) book(w, r);
+      if (first && r) count(strategies, "front-run: self-claim, then the honest claim");
+      return undefined; // booked above
+    }
+    case "claimOn": {
+      const t = freePairs(w).find((x) => x.s === w.sessions[c.s] && x.id === w.promises[c.i]);
+      if (!t) throw new Error("the prologue's claim has no covered pair");
+      const r = await honestFile(w, t, UNIT / 10n);
+      if (r) book(w, r);
+      return undefined; // booked above
+    }
+    case "defaultSelf": {
+      // Default every open self-claim as soon as its window allows, while honest claims may still be open.
+      const self: bigint[] = [];
+      for (const id of w.openClaims) {
+        const claim = await fx.escrow.claim(id);
+        if (claim.claimant === users[SOCK].account.address) self.push(id);
+      }
+      if (!self.length) break;
+      const filed = await Promise.all(self.map(async (id) => (await fx.escrow.claim(id)).filedAt));
+      const end = filed.reduce((a, b) => (a > b ? a : b)) + 3n * 86400n;
+      const now = (await fx.chain.publicClient.getBlock()).timestamp;
+      if (end > now) await fx.chain.testClient.increaseTime({ seconds: Number(end - now) });
+      for (const id of self) {
+        const r = await receiptOrRevert(e(fx.stranger).claimDefault(id), true);
+        if (r) book(w, r);
+        if (r && w.openClaims.size) count(strategies, "self-claim defaulted with an honest claim open");
+      }
+      return undefined; // booked above
     }
     case "checkpoint": {
       const s = pick(w.sessions, c.s);
@@ -278,6 +441,9 @@ async function step(w: World, c: Cmd): Promise<TransactionReceipt | undefined> {
         if (posted.args.spare && !info.spareReceiptUsed) throw new Error("a spare left the flag unset");
         if (!posted.args.spare && (before.closed || n <= before.lastN))
           throw new Error(`a non-spare receipt for ${n} folded outside the rules (lastN ${before.lastN})`);
+        // RECEIPT_WINDOW is 0 here: after close, a claimed session's fold is frozen at once.
+        if (posted.args.spare && before.closed && w.claimedSessions.has(s.id))
+          throw new Error(`a spare landed after close on the claimed session ${s.id}`);
         // A spare before close raises lastN only when above it; after close lastN never moves.
         const expected = !info.closed && n > s.lastN ? n : s.lastN;
         if (info.lastN !== expected)
@@ -296,7 +462,7 @@ async function step(w: World, c: Cmd): Promise<TransactionReceipt | undefined> {
       const id = pick(w.promises, c.i);
       if (id === undefined) break;
       for (const t of freePairs(w).filter((x) => x.id === id)) {
-        const r = await receiptOrRevert(e(users[t.s.u]).fileClaim(t.s.id, id, UNIT / 10n));
+        const r = await honestFile(w, t, UNIT / 10n);
         if (r) book(w, r);
       }
       return undefined; // booked above
@@ -307,8 +473,11 @@ async function step(w: World, c: Cmd): Promise<TransactionReceipt | undefined> {
       const any = w.sessions.flatMap((ss) => w.promises.map((id) => ({ s: ss, id })));
       const target = biased(any, free, c.s * 8 + c.i);
       if (target) {
-        const by = c.wrongUser ? users[1 - target.s.u] : users[target.s.u];
-        tx = e(by).fileClaim(target.s.id, target.id, BigInt(c.bond) * (UNIT / 10n));
+        const bond = BigInt(c.bond) * (UNIT / 10n);
+        if (!c.wrongUser && free.some((x) => x.s === target.s && x.id === target.id))
+          return honestFile(w, target, bond);
+        const by = c.wrongUser ? users[(target.s.u + 1) % users.length] : users[target.s.u];
+        tx = e(by).fileClaim(target.s.id, target.id, bond);
       }
       break;
     }
@@ -357,10 +526,15 @@ async function receiptOrRevert(
     return await fx.chain.publicClient.getTransactionReceipt({ hash: txHash });
   } catch (err) {
     const msg = String((err as Error).message);
-    const custom = /reverted with custom error '(\w+)\(/.exec(msg) ?? /Error: (\w+)\(/.exec(msg);
+    // fileClaim's failures come as an EscrowRevertError naming the custom error; the rest as viem's errors.
+    const custom =
+      err instanceof EscrowRevertError
+        ? [msg, err.revert]
+        : (/reverted with custom error '(\w+)\(/.exec(msg) ?? /Error: (\w+)\(/.exec(msg));
     if (!custom || /panic/i.test(msg) || custom[1] === "Panic" || custom[1] === "Error")
       throw new Error(`not a custom-error revert: ${msg.slice(0, 400)}`);
     reverts.set(custom[1], (reverts.get(custom[1]) ?? 0) + 1);
+    lastRevert = custom[1];
     // settle(violated) and claimDefault pay an open claim: its earmarked payout must always be there.
     if (pays && custom[1] === "InsufficientReserve") reverts.set("InsufficientReserve:payout", 1);
     return undefined;
@@ -384,7 +558,18 @@ function book(w: World, receipt: TransactionReceipt) {
       case "PromiseFunded":
         w.paidIn += a.amount as bigint;
         break;
+      case "SessionCovered":
+        if (a.covered) w.covered.add(`${a.sessionId}/${a.promiseId}`);
+        break;
+      case "CoverageReleased": {
+        const pair = `${a.sessionId}/${a.promiseId}`;
+        expect(w.covered.has(pair) && !w.openPairs.has(pair), `released ${pair}`).toBe(true);
+        w.released.add(pair);
+        break;
+      }
       case "ClaimFiled": {
+        expect(w.covered.has(`${a.sessionId}/${a.promiseId}`), "a claim on a pair not covered").toBe(true);
+        w.claimedSessions.add(a.sessionId);
         w.claims.push(a.claimId);
         w.paidIn += a.bond as bigint;
         w.bonds.set(a.claimId, { bond: a.bond, pair: `${a.sessionId}/${a.promiseId}` });
@@ -428,20 +613,53 @@ async function checkInvariants(w: World) {
   const l = await ledger(fx, accounts);
   expect(l.balance, "balance = reserves + open bonds + credits").toBe(l.reserves + l.openBonds + l.credits);
   expect(l.balance + w.withdrawn, "paid in = held + withdrawn").toBe(w.paidIn);
-  const open = new Map<bigint, number>();
-  for (const id of w.claims) {
-    const c = await fx.escrow.claim(id);
-    if (c.status === ClaimStatus.Open) open.set(c.promiseId, (open.get(c.promiseId) ?? 0) + 1);
+  // Earmarks: exactly the covered pairs not yet resolved or released, each holding a payout of the reserve.
+  const live = new Map<bigint, number>();
+  for (const key of w.covered) {
+    if (w.resolvedPairs.has(key) || w.released.has(key)) continue;
+    const id = BigInt(key.split("/")[1]);
+    live.set(id, (live.get(id) ?? 0) + 1);
   }
+  let free = 0n;
   for (const id of w.promises) {
     const p = await fx.escrow.promise(id);
-    expect(p.openClaims).toBe(open.get(id) ?? 0);
-    // Earmarks: every open claim's payout is covered, so no claim filed earlier can be starved by a later one.
-    expect(p.reserve, `promise ${id}: reserve covers its open claims`).toBeGreaterThanOrEqual(
-      BigInt(p.openClaims) * p.payout,
+    expect(p.earmarks, `promise ${id}: earmarks`).toBe(live.get(id) ?? 0);
+    expect(p.reserve, `promise ${id}: reserve holds its earmarks`).toBeGreaterThanOrEqual(
+      BigInt(p.earmarks) * p.payout,
     );
+    const available = await fx.escrow.availableReserve(id);
+    expect(available).toBe(p.reserve - BigInt(p.earmarks) * p.payout);
+    free += available;
   }
+  expect(l.balance, "balance = free reserves + earmarks + open bonds + credits").toBe(
+    free + l.earmarked + l.openBonds + l.credits,
+  );
   expect(reverts.get("InsufficientReserve:payout"), "an open claim found its payout missing").toBeUndefined();
+  await provenViolationsPay(w);
+}
+
+/**
+ * A covered session with a proven violation is always paid: for every open claim, settle(violated) with an
+ * accepted proof succeeds (simulated) unless a window still forbids it (session not closed, receipt window, the
+ * proof window over, where claimDefault pays instead), and never for want of the payout.
+ */
+async function provenViolationsPay(w: World) {
+  const windows = ["SessionNotClosed", "ReceiptWindowOpen", "ProofWindowClosed"];
+  for (const id of w.openClaims) {
+    try {
+      await fx.chain.publicClient.simulateContract({
+        address: fx.escrow.address,
+        abi: fx.escrow.abi,
+        functionName: "settle",
+        args: [id, [1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n], true],
+        account: fx.stranger.account,
+      });
+      provenPaid++;
+    } catch (err) {
+      const name = /Error: (\w+)\(/.exec(String((err as Error).message))?.[1] ?? String(err).slice(0, 200);
+      if (!windows.includes(name)) throw new Error(`claim ${id}: a proven violation would not pay: ${name}`);
+    }
+  }
 }
 
 /**
@@ -473,6 +691,9 @@ describe("escrow invariants under random operation sequences", () => {
           promises: [],
           promiseMeta: [],
           sessions: [],
+          covered: new Set(),
+          released: new Set(),
+          claimedSessions: new Set(),
           order: 0,
           openClaims: new Set(),
           openPairs: new Set(),
@@ -506,7 +727,19 @@ describe("escrow invariants under random operation sequences", () => {
       Object.fromEntries(reverts),
       "\nreceipts",
       Object.fromEntries(receiptKinds),
+      "\nproven violations that would pay",
+      provenPaid,
+      "\nsock-puppet strategies",
+      Object.fromEntries(strategies),
     );
+    expect([...strategies.keys()].sort()).toEqual(
+      [
+        "drain: self-claim",
+        "front-run: self-claim, then the honest claim",
+        "self-claim defaulted with an honest claim open",
+      ].sort(),
+    );
+    expect(provenPaid).toBeGreaterThan(0);
     expect([...receiptKinds.keys()].sort()).toEqual(
       ["rules", "spare after close", "spare before close", "spare, claim open"].sort(),
     );
@@ -518,12 +751,14 @@ describe("escrow invariants under random operation sequences", () => {
         "ClaimDefaulted",
         "ClaimFiled",
         "ClaimSettled",
+        "CoverageReleased",
         "PromiseFunded",
         "PromiseRegistered",
         "PromiseRetired",
         "ReceiptPosted",
         "ReserveWithdrawn",
         "SessionClosed",
+        "SessionCovered",
         "SessionOpened",
         "Withdrawn",
       ].sort(),

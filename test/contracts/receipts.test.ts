@@ -2,8 +2,8 @@
 // user, who says which kind it posts. One definition (sdk/core/receipt.ts) on both sides; before close a receipt
 // posted as no spare folds like a checkpoint when within the checkpoint rules and reverts with the rule's error
 // otherwise (AlreadyClosed after close), spending nothing; one receipt per session, the spare, folds outside the
-// rules, at any time, claims open or not, and only when asked for (no silent fallback a provider could trigger by
-// front-running with a checkpoint); every other signature, poster or domain is refused with a custom error; a
+// rules, before close or within RECEIPT_WINDOW after it (later only while no claim was filed: SpareReceiptTooLate),
+// and only when asked for (no silent fallback a provider could trigger by front-running with a checkpoint); every other signature, poster or domain is refused with a custom error; a
 // high-s twin is normalised by the SDK, refused by the escrow when sent raw; and the attack receipts exist for, a
 // provider closing on fewer records than it signed (or checkpointing another history), ends with a claim no
 // proof can settle.
@@ -19,11 +19,13 @@ import {
   receiptDomain,
   type Receipt,
 } from "../../sdk/core/receipt.js";
+import { ClaimStatus } from "../../sdk/chain/escrow.js";
 import {
   customRevert,
   at,
   BOND,
   claim,
+  closedAt,
   escrowFixture,
   filedAt,
   PAYOUT,
@@ -32,10 +34,13 @@ import {
   register,
   sid,
   signed,
+  whatIf,
   type Fixture,
 } from "./fixture.js";
 
-const fx = escrowFixture();
+// An hour's RECEIPT_WINDOW, as `vai deploy` sets: the spare receipts below, posted right after close with a claim
+// open, land within it. Nothing here settles, so nothing waits for it.
+const fx = escrowFixture({ receiptWindow: 3600 });
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const OTHER_ESCROW: Address = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 
@@ -285,6 +290,42 @@ describe("the spare receipt: one per session, outside the rules or after close, 
     expect(await revertOf(fx.escrow.closeSession(s, 15, 1515n))).toBe("FinalBelowCheckpoint");
     expect(await revertArgs(fx.escrow.closeSession(s, 17, 1717n))).toEqual([17, 18]);
     await fx.escrow.closeSession(s, 18, 1818n);
+  });
+
+  it("the spare's deadline: with a claim filed, none after closedAt + RECEIPT_WINDOW, so a proof built once settlement opens is never voided; without a claim it is taken later, before the claim", async () => {
+    const promiseId = await register(fx, { reserve: 2n * PAYOUT });
+    const claimed = await opened("deadline-claimed", [2]);
+    const claimId = await claim(fx, claimed, promiseId);
+    await fx.escrow.closeSession(claimed, 12, 555n);
+    const deadline = (await closedAt(fx, claimed)) + BigInt(fx.receiptWindow);
+    const r = { sessionId: claimed, n: 13, root: 13n };
+    const sig = await signed(fx, r);
+    // One second before it, the spare is still taken (probed, then rolled back).
+    await whatIf(fx, async () => {
+      await at(fx, deadline - 1n);
+      expect(await fx.asUser.postReceipt(r, sig, { spare: true })).toMatchObject({ spare: true });
+    });
+    // At the deadline, when settle() opens, the fold is frozen: the attack (a spare held back and posted just
+    // before the provider's proof lands) is refused, and nothing is spent.
+    await at(fx, deadline);
+    expect(await customRevert(fx.asUser.postReceipt(r, sig, { spare: true }))).toEqual({
+      name: "SpareReceiptTooLate",
+      args: [deadline],
+    });
+    expect(await fx.escrow.session(claimed)).toMatchObject({ spareReceiptUsed: false, checkpointCount: 1 });
+    expect(await fx.escrow.settleOpensAt(claimed)).toBe(deadline);
+    expect((await fx.escrow.claim(claimId)).status).toBe(ClaimStatus.Open);
+    // With no claim filed, the user may still post its spare days after close; a claim filed after it is proven
+    // against the new fold from the start, with its whole PROOF_WINDOW.
+    const quiet = await opened("deadline-unclaimed", [2]);
+    await fx.escrow.closeSession(quiet, 12, 555n);
+    await at(fx, (await closedAt(fx, quiet)) + 10n * 24n * 3600n);
+    const q = { sessionId: quiet, n: 14, root: 14n };
+    expect(await fx.asUser.postReceipt(q, await signed(fx, q), { spare: true })).toMatchObject({
+      spare: true,
+    });
+    const late = await claim(fx, quiet, promiseId);
+    expect((await fx.escrow.publicInputs(late, false))[3]).toBe((await fx.escrow.session(quiet)).acc);
   });
 
   it("a second spare is refused with SpareReceiptUsed, before and after close; outside the rules a non-spare gets the rule's own error", async () => {

@@ -99,7 +99,7 @@ describe("reentrancy (pull payments, checks-effects-interactions)", () => {
     expect(await h.read("reentries")).toBe(2n);
     expect(await h.read("received")).toBe(2n * (PAYOUT + BOND));
     expect(await fx.escrow.credits(h.address)).toBe(0n);
-    expect((await fx.escrow.promise(h.promiseId)).openClaims).toBe(0);
+    expect((await fx.escrow.promise(h.promiseId)).earmarks).toBe(0);
     await expectSolvent(fx, [...addressesOf(fx), h.address]);
   });
 });
@@ -173,12 +173,16 @@ describe("field elements and amounts", () => {
   });
 });
 
-/** Every function that can change state, and the one event it emits (EscrowClient checks there is exactly one). */
+/**
+ * Every function that can change state, and the one event it emits (EscrowClient checks there is exactly one);
+ * openSession adds one SessionCovered per promise it names (MORE_EVENTS, for one promise).
+ */
 const EVENT_OF: Record<string, string> = {
   registerPromise: "PromiseRegistered",
   fund: "PromiseFunded",
   retirePromise: "PromiseRetired",
   withdrawReserve: "ReserveWithdrawn",
+  releaseCoverage: "CoverageReleased",
   openSession: "SessionOpened",
   checkpoint: "Checkpointed",
   postReceipt: "ReceiptPosted",
@@ -191,6 +195,8 @@ const EVENT_OF: Record<string, string> = {
   claimDefault: "ClaimDefaulted",
   withdraw: "Withdrawn",
 };
+
+const MORE_EVENTS: Record<string, string[]> = { openSession: ["SessionCovered"] };
 
 describe("events and immutability", () => {
   const mutating = () =>
@@ -221,7 +227,7 @@ describe("events and immutability", () => {
       const { txHash } = await p;
       const receipt = await fx.chain.publicClient.getTransactionReceipt({ hash: txHash });
       const names = parseEventLogs({ abi: fx.escrow.abi, logs: receipt.logs }).map((l) => l.eventName);
-      expect(names).toEqual([EVENT_OF[fn]]);
+      expect(names).toEqual([EVENT_OF[fn], ...(MORE_EVENTS[fn] ?? [])]);
       seen.add(fn);
     };
     const a = sid("a");
@@ -230,15 +236,15 @@ describe("events and immutability", () => {
     const receipt = { sessionId: a, n: 11, root: 7n };
     await track("postReceipt", fx.asUser.postReceipt(receipt, await signed(fx, receipt)));
     await track("closeSession", fx.escrow.closeSession(a, 12, 6n));
-    await track("fund", fx.asStranger.fund(promiseId, PAYOUT)); // room for a second earmark
+    await track("fund", fx.asStranger.fund(promiseId, PAYOUT)); // room for a second session's earmark
     const b = await session(fx, "b");
     const c1 = (await fx.asUser.fileClaim(a, promiseId, BOND)).claimId;
     await track("fileClaim", fx.asUser.fileClaim(b, promiseId, BOND));
     await track("settle", fx.escrow.settle(c1, PROOF, true));
     // Segmented settlement: a chain of one link (session() closes at 3 records, within SEGMENT_SIZE), the
     // segment MockVerifier3 accepting any proof.
-    const d = await session(fx, "d");
     await fx.asStranger.fund(promiseId, PAYOUT);
+    const d = await session(fx, "d");
     const c4 = (await fx.asUser.fileClaim(d, promiseId, BOND)).claimId;
     await track("openSegments", fx.asStranger.openSegments(c4));
     await track("proveSegment", fx.asStranger.proveSegment(c4, 0n, 2n, PROOF));
@@ -246,9 +252,13 @@ describe("events and immutability", () => {
     const c3 = (await fx.escrow.pair(b, promiseId)).openClaimId;
     await at(fx, (await filedAt(fx, c3)) + PROOF_WINDOW);
     await track("claimDefault", fx.asUser.claimDefault(c3));
+    // A session left unclaimed: its earmark is released once the retirement's claim window is over.
+    await fx.asStranger.fund(promiseId, PAYOUT);
+    const e = await session(fx, "e", { close: false });
     await track("retirePromise", fx.escrow.retirePromise(promiseId));
     const { retiredAt } = await fx.escrow.promise(promiseId);
     await at(fx, retiredAt + 30n * 24n * 3600n + 1n);
+    await track("releaseCoverage", fx.asStranger.releaseCoverage(e, promiseId));
     await track("withdrawReserve", fx.escrow.withdrawReserve(promiseId));
     await track("withdraw", fx.asUser.withdraw());
     expect([...seen].sort()).toEqual(Object.keys(EVENT_OF).sort());

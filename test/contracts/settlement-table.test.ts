@@ -228,13 +228,15 @@ describe("claims the table never admits", () => {
     expect(await f.chain.publicClient.getBalance({ address: f.escrow.address })).toBe(held); // no bond kept
   }
 
-  it("16. a claim the unearmarked reserve cannot pay is refused at filing and takes no bond", async () => {
-    const c = await filed(); // holds the whole reserve
-    const s = await session(fx, "later");
-    await rejected(fx, () => fx.asUser.fileClaim(s, c.promiseId, BOND), /InsufficientReserve/);
-    // Once the first claim is resolved as satisfied, its earmark is free again.
+  it("16. a claim on a session the free reserve could not cover at open is refused at filing and takes no bond", async () => {
+    const c = await filed(); // its session's open earmarked the whole reserve
+    const s = await session(fx, "later"); // so this one opened uncovered by the promise (SessionCovered: false)
+    await rejected(fx, () => fx.asUser.fileClaim(s, c.promiseId, BOND), /NotCovered/);
+    // Once the first claim is resolved as satisfied, its earmark is free again: it covers the next session,
+    // never one that opened uncovered.
     await fx.escrow.settle(c.claimId, PROOF, false);
-    await expect(fx.asUser.fileClaim(s, c.promiseId, BOND)).resolves.toBeDefined();
+    await rejected(fx, () => fx.asUser.fileClaim(s, c.promiseId, BOND), /NotCovered/);
+    await expect(fx.asUser.fileClaim(await session(fx, "next"), c.promiseId, BOND)).resolves.toBeDefined();
   });
 
   it("17. a second claim while one is open on the pair is refused", async () => {
@@ -250,19 +252,35 @@ describe("claims the table never admits", () => {
     await rejected(fx, () => fx.escrow.fileClaim(s, promiseId, BOND), /NotUser/);
   });
 
-  it("19. a self-claim filed first holds the reserve: an honest claim after it is refused at filing, not starved", async () => {
-    // The provider opens a session naming an address it controls (otherUser) and files on it first.
-    const promiseId = await register(fx);
-    const self = await session(fx, "self", { user: fx.otherUser });
-    const selfClaim = await fx.escrow.as(fx.otherUser).fileClaim(self, promiseId, 1n);
-    const honest = await session(fx, "honest");
-    await rejected(fx, () => fx.asUser.fileClaim(honest, promiseId, BOND), /InsufficientReserve/);
-    // The user sees, before relying on the promise, that nothing is available.
+  it("19. self-claims cannot spend a covered session's payout: drained, front-run and retired, the honest claim is paid", async () => {
+    const promiseId = await register(fx, { reserve: 3n * PAYOUT });
+    const honest = await session(fx, "honest"); // earmarks one payout for the user's session
+    // Drain: the provider opens sessions naming an address it controls (otherUser) until nothing is free.
+    const socks = [
+      await session(fx, "sock-1", { user: fx.otherUser }),
+      await session(fx, "sock-2", { user: fx.otherUser }),
+    ];
     expect(await fx.escrow.availableReserve(promiseId)).toBe(0n);
-    // Defaulting the self-claim buys the reserve back, visibly, after 3 days and a bond.
-    await at(fx, (await filedAt(fx, selfClaim.claimId)) + PROOF_WINDOW);
-    await fx.escrow.claimDefault(selfClaim.claimId);
-    expect((await fx.escrow.promise(promiseId)).reserve).toBe(0n);
+    const sock3 = await session(fx, "sock-3", { user: fx.otherUser }); // nothing free: uncovered, visibly
+    await rejected(fx, () => fx.escrow.as(fx.otherUser).fileClaim(sock3, promiseId, 1n), /NotCovered/);
+    // Front-run: self-claims land before the honest one, which is filed all the same.
+    const self = [];
+    for (const s of socks) self.push((await fx.escrow.as(fx.otherUser).fileClaim(s, promiseId, 1n)).claimId);
+    await fx.chain.testClient.increaseTime({ seconds: 3600 });
+    const honestClaim = await claim(fx, honest, promiseId);
+    // Defaults timed against the honest claim: the self-claims pay the provider's addresses from their own
+    // sessions' earmarks, and retiring and withdrawing find nothing free.
+    await at(fx, (await filedAt(fx, self[0])) + PROOF_WINDOW);
+    for (const id of self) await fx.escrow.claimDefault(id);
+    await fx.escrow.retirePromise(promiseId);
+    await rejected(fx, () => fx.escrow.withdrawReserve(promiseId), /NothingToWithdraw/);
+    expect(await fx.escrow.promise(promiseId)).toMatchObject({ reserve: PAYOUT, earmarks: 1 });
+    // The honest session's violation, proven, is paid in full.
+    expect(await fx.asStranger.settle(honestClaim, PROOF, true)).toMatchObject({
+      beneficiary: fx.user.account.address,
+      amount: PAYOUT + BOND,
+    });
+    expect(await fx.escrow.promise(promiseId)).toMatchObject({ reserve: 0n, earmarks: 0 });
     await expectSolvent(fx, addressesOf(fx));
   });
 });

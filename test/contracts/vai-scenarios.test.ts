@@ -112,19 +112,24 @@ describe("VAI escrow scenarios", () => {
     await solvent();
   });
 
-  it("a claim storm is paid in filing order: claims past the reserve are refused at filing, funding admits more", async () => {
+  it("a claim storm is paid in full: sessions past the free reserve open visibly uncovered, funding covers more", async () => {
     const promiseId = await register(fx, { reserve: 2n * PAYOUT });
     const storm = [];
     for (let i = 0; i < 2; i++) storm.push(await claim(fx, await session(fx, `storm-${i}`), promiseId));
-    // The reserve holds two payouts, both earmarked: a third claim is refused now, not starved later.
+    // The reserve holds two payouts, both earmarked at open: a third session opens uncovered by the promise,
+    // visibly (SessionCovered covered=false), and a claim on it is refused, never starved later.
     expect(await fx.escrow.availableReserve(promiseId)).toBe(0n);
-    await expect(claim(fx, await session(fx, "storm-2"), promiseId)).rejects.toThrow(/InsufficientReserve/);
+    const thin = await session(fx, "storm-2");
+    expect(await fx.escrow.sessionCoverage(thin)).toEqual([
+      { promiseId, covered: false, amount: 0n, available: 0n },
+    ]);
+    await expect(claim(fx, thin, promiseId)).rejects.toThrow(/NotCovered/);
     await fx.asStranger.fund(promiseId, PAYOUT);
     storm.push(await claim(fx, await session(fx, "storm-3"), promiseId));
     await at(fx, (await filedAt(fx, storm[2])) + PROOF_WINDOW);
     for (const c of storm) expect(await fx.asUser.claimDefault(c)).toMatchObject({ amount: PAYOUT + BOND });
     expect(await fx.escrow.credits(fx.user.account.address)).toBe(3n * (PAYOUT + BOND));
-    expect(await fx.escrow.promise(promiseId)).toMatchObject({ reserve: 0n, openClaims: 0 });
+    expect(await fx.escrow.promise(promiseId)).toMatchObject({ reserve: 0n, earmarks: 0 });
     await solvent();
   });
 
@@ -139,7 +144,7 @@ describe("VAI escrow scenarios", () => {
   });
 
   it("the challenge window closes 30 d after commit; an uncommitted session has no expiry", async () => {
-    const promiseId = await register(fx);
+    const promiseId = await register(fx, { reserve: 2n * PAYOUT });
     const closed = await session(fx, "closed");
     const open = await session(fx, "open", { close: false });
     const deadline = (await closedAt(fx, closed)) + CLAIM_WINDOW;
@@ -156,52 +161,52 @@ describe("VAI escrow scenarios", () => {
     const promiseId = await register(fx, { reserve: 2n * PAYOUT });
     const before = await session(fx, "before", { close: false });
     await fx.escrow.retirePromise(promiseId);
+    // A retired promise covers no new session: "auto" leaves it out, and naming it reverts.
     const after = await session(fx, "after");
-    await expect(fx.asUser.fileClaim(after, promiseId, BOND)).rejects.toThrow(/OpenedAfterRetirement/);
+    expect(await fx.escrow.sessionCoverage(after)).toEqual([]);
+    await expect(fx.asUser.fileClaim(after, promiseId, BOND)).rejects.toThrow(/NotCovered/);
+    await expect(session(fx, "named", { cover: [promiseId] })).rejects.toThrow(/PromiseIsRetired/);
     // The old session is still covered, and may even close after retirement.
     await fx.escrow.closeSession(before, 3, 7n);
     const c = await claim(fx, before, promiseId);
     expect(await fx.escrow.settle(c, PROOF, true)).toMatchObject({ amount: PAYOUT + BOND });
   });
 
-  it("withdraw-reserve gates; exit scam blocked; funding a retired promise rejected", async () => {
+  it("withdraw-reserve takes only the free part: a covered session's payout cannot be taken back", async () => {
     const promiseId = await register(fx, { reserve: 3n * PAYOUT });
     const s = await session(fx, "s");
-    // Exit scam: take the reserve back while sessions are covered. Not before retiring...
-    await expect(fx.escrow.withdrawReserve(promiseId)).rejects.toThrow(/PromiseNotRetired/);
+    // Exit scam: take the reserve back while a session is covered. Only the two free payouts come out, at any
+    // time; the session's earmark stays.
+    await expect(fx.asStranger.withdrawReserve(promiseId)).rejects.toThrow(/NotProvider/);
+    expect((await fx.escrow.withdrawReserve(promiseId)).amount).toBe(2n * PAYOUT);
+    await expect(fx.escrow.withdrawReserve(promiseId)).rejects.toThrow(/NothingToWithdraw/);
     await expect(fx.asStranger.retirePromise(promiseId)).rejects.toThrow(/NotProvider/);
     await fx.escrow.retirePromise(promiseId);
     await expect(fx.escrow.retirePromise(promiseId)).rejects.toThrow(/PromiseIsRetired/);
     await expect(fx.asStranger.fund(promiseId, 1n)).rejects.toThrow(/PromiseIsRetired/);
     await expect(fx.escrow.fund(promiseId, 1n)).rejects.toThrow(/PromiseIsRetired/);
-    // ...nor within 30 days of retirement, while users can still claim...
-    await expect(fx.escrow.withdrawReserve(promiseId)).rejects.toThrow(/ClaimWindowOpen/);
+    await expect(fx.escrow.withdrawReserve(promiseId)).rejects.toThrow(/NothingToWithdraw/);
+    // The covered session's claim is paid in full, by default too.
     const c = await claim(fx, s, promiseId);
-    const { retiredAt } = await fx.escrow.promise(promiseId);
-    // ...nor with a claim open, and never by anyone but the provider.
-    await at(fx, retiredAt + CLAIM_WINDOW + 1n);
-    await expect(fx.escrow.withdrawReserve(promiseId)).rejects.toThrow(/ClaimsOpen/);
-    await expect(fx.asStranger.withdrawReserve(promiseId)).rejects.toThrow(/NotProvider/);
-    await fx.asUser.claimDefault(c);
-    const r = await fx.escrow.withdrawReserve(promiseId);
-    expect(r.amount).toBe(2n * PAYOUT);
+    await at(fx, (await filedAt(fx, c)) + PROOF_WINDOW);
+    expect(await fx.asUser.claimDefault(c)).toMatchObject({ amount: PAYOUT + BOND });
     expect(await fx.escrow.credits(fx.provider.account.address)).toBe(2n * PAYOUT);
-    expect(await fx.escrow.promise(promiseId)).toMatchObject({ reserve: 0n, reserveWithdrawn: true });
+    expect(await fx.escrow.promise(promiseId)).toMatchObject({ reserve: 0n, earmarks: 0 });
     await solvent();
   });
 
-  it("a satisfied claim frees its earmark for the next session's claim", async () => {
+  it("a satisfied claim frees its earmark for the next session", async () => {
     const promiseId = await register(fx);
     const [a, b] = [await session(fx, "a"), await session(fx, "b")];
     const ca = await claim(fx, a, promiseId);
-    await expect(claim(fx, b, promiseId)).rejects.toThrow(/InsufficientReserve/);
+    await expect(claim(fx, b, promiseId)).rejects.toThrow(/NotCovered/); // b opened with nothing free
     await fx.escrow.settle(ca, PROOF, false);
-    const cb = await claim(fx, b, promiseId);
-    expect(await fx.escrow.settle(cb, PROOF, true)).toMatchObject({ amount: PAYOUT + BOND });
+    const cc = await claim(fx, await session(fx, "c"), promiseId);
+    expect(await fx.escrow.settle(cc, PROOF, true)).toMatchObject({ amount: PAYOUT + BOND });
     await solvent();
   });
 
-  it("window fence posts; withdraw reserve only once", async () => {
+  it("window fence posts; an earmark is released only after its window", async () => {
     // Each probe runs at exactly `t` on the same state, then rolls back: Hardhat mines reverted transactions
     // too, so two probes in a row would not both run at `t`.
     const probe = (t: bigint, body: () => Promise<unknown>) =>
@@ -235,15 +240,25 @@ describe("VAI escrow scenarios", () => {
     const retiredEnd = (await fx.escrow.promise(promiseId)).retiredAt + CLAIM_WINDOW;
     expect(await fx.escrow.claimDeadline(open, promiseId)).toBe(retiredEnd);
     await probe(retiredEnd, () => expect(claim(fx, open, promiseId)).resolves.toBeGreaterThan(0n));
+    // The unclosed session's earmark holds until then: not withdrawable, not releasable.
     await probe(retiredEnd, () =>
-      expect(fx.escrow.withdrawReserve(promiseId)).rejects.toThrow(/ClaimWindowOpen/),
+      expect(fx.escrow.withdrawReserve(promiseId)).rejects.toThrow(/NothingToWithdraw/),
+    );
+    await probe(retiredEnd, () =>
+      expect(fx.asStranger.releaseCoverage(open, promiseId)).rejects.toThrow(/ClaimWindowOpen/),
     );
     await probe(retiredEnd + 1n, () =>
       expect(fx.asUser.fileClaim(open, promiseId, BOND)).rejects.toThrow(/ClaimWindowClosed/),
     );
     await at(fx, retiredEnd + 1n);
+    // Anyone may release it once the window is over; then the provider withdraws the payout.
+    expect(await fx.asStranger.releaseCoverage(open, promiseId)).toMatchObject({
+      amount: PAYOUT,
+      available: PAYOUT,
+    });
+    await expect(fx.asStranger.releaseCoverage(open, promiseId)).rejects.toThrow(/NotCovered/);
     expect((await fx.escrow.withdrawReserve(promiseId)).amount).toBe(PAYOUT);
-    await expect(fx.escrow.withdrawReserve(promiseId)).rejects.toThrow(/ReserveAlreadyWithdrawn/);
+    await expect(fx.escrow.withdrawReserve(promiseId)).rejects.toThrow(/NothingToWithdraw/);
     await solvent();
   });
 
@@ -289,8 +304,10 @@ describe("what the scenarios imply", () => {
   it("claims on another provider's promise or another profile are refused", async () => {
     const foreign = await register(fx, { from: fx.otherProvider });
     const otherProfile = await register(fx, { profile: PROFILE + 1n });
+    await expect(session(fx, "named-foreign", { cover: [foreign] })).rejects.toThrow(/ProviderMismatch/);
+    await expect(session(fx, "named-profile", { cover: [otherProfile] })).rejects.toThrow(/ProfileMismatch/);
     const s = await session(fx, "s");
-    await expect(fx.asUser.fileClaim(s, foreign, BOND)).rejects.toThrow(/ProviderMismatch/);
-    await expect(fx.asUser.fileClaim(s, otherProfile, BOND)).rejects.toThrow(/ProfileMismatch/);
+    await expect(fx.asUser.fileClaim(s, foreign, BOND)).rejects.toThrow(/NotCovered/);
+    await expect(fx.asUser.fileClaim(s, otherProfile, BOND)).rejects.toThrow(/NotCovered/);
   });
 });

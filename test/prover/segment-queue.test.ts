@@ -6,11 +6,9 @@
 // tasks again are answered
 // from the stored proofs; a segment without a witness spends its attempts, lands in the dead-letter queue
 // and fails the claim naming it. Every wait is on an event, with generous timeouts.
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { Job, Queue } from "bullmq";
 import * as snarkjs from "snarkjs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -25,12 +23,16 @@ import {
   segmentJobId,
   type DeadSegment,
   type SegmentProgress,
-  type SegmentWorkerEvent,
 } from "../../prover/segments/queue.js";
 import type { SegmentProof, SegmentTask } from "../../prover/segments/task.js";
 import { startRedis, type PrivateRedis } from "../../scripts/lib/private-redis.js";
 import { BOND, PAYOUT, claimOn, credits, expectVerified, segmentWorld } from "../helpers/segment-claims.js";
 import { inputs, payments } from "../helpers/segment-trace.js";
+import {
+  spawnWorker as spawnSegmentWorker,
+  type WorkerEvent,
+  type WorkerProcess,
+} from "../helpers/segment-workers.js";
 
 const CIRCUIT = "aap3_seg8";
 const PREFIX = "zkvai-test";
@@ -40,88 +42,8 @@ const LOCK_MS = 3000;
 const STALLED_MS = 1000;
 const WAIT_MS = 90_000;
 
-type WorkerEvent = SegmentWorkerEvent & { event: string };
-
-interface WorkerProcess {
-  child: ChildProcess;
-  pid: number;
-  events: WorkerEvent[];
-  waitFor(match: (e: WorkerEvent) => boolean, what: string, timeoutMs?: number): Promise<WorkerEvent>;
-  stop(): Promise<void>;
-}
-
-async function spawnWorker(url: string): Promise<WorkerProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "scripts/segment-worker.ts",
-      "--redis",
-      url,
-      "--lock-ms",
-      String(LOCK_MS),
-      "--stalled-ms",
-      String(STALLED_MS),
-      "--prefix",
-      PREFIX,
-    ],
-    { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] },
-  );
-  const events: WorkerEvent[] = [];
-  const listeners = new Set<() => void>();
-  let stderr = "";
-  child.stderr!.on("data", (c) => (stderr += c.toString()));
-  createInterface({ input: child.stdout! }).on("line", (line) => {
-    try {
-      events.push(JSON.parse(line) as WorkerEvent);
-    } catch {
-      return; // not one of ours
-    }
-    for (const l of listeners) l();
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.once("exit", () => {
-    for (const l of listeners) l();
-  });
-  const waitFor = (match: (e: WorkerEvent) => boolean, what: string, timeoutMs = WAIT_MS) =>
-    new Promise<WorkerEvent>((resolve, reject) => {
-      const check = () => {
-        const hit = events.find(match);
-        if (hit) return finish(() => resolve(hit));
-        if (child.exitCode !== null || child.signalCode !== null)
-          finish(() =>
-            reject(new Error(`worker ${child.pid} exited before ${what}: ${stderr.slice(-2000)}`)),
-          );
-      };
-      const timer = setTimeout(
-        () =>
-          finish(() =>
-            reject(
-              new Error(`worker ${child.pid}: no ${what} within ${timeoutMs} ms: ${stderr.slice(-2000)}`),
-            ),
-          ),
-        timeoutMs,
-      );
-      const finish = (settle: () => void) => {
-        clearTimeout(timer);
-        listeners.delete(check);
-        settle();
-      };
-      listeners.add(check);
-      check();
-    });
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGTERM");
-      const killer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-      await exited;
-      clearTimeout(killer);
-    }
-  };
-  await waitFor((e) => e.event === "ready", "ready");
-  return { child, pid: child.pid!, events, waitFor, stop };
-}
+const spawnWorker = (url: string) =>
+  spawnSegmentWorker(url, { prefix: PREFIX, lockMs: LOCK_MS, stalledMs: STALLED_MS, waitMs: WAIT_MS });
 
 let redis: PrivateRedis;
 let workers: WorkerProcess[] = [];

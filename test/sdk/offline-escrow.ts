@@ -16,7 +16,8 @@ export function offlineEscrow(checkpointInterval = 10): EscrowClient {
     // No registered circuit: the Session warns (session.no_circuit) and records without a capacity check.
     verifierSet: async () => ({ capacities: [], verifiers: [] }),
     segmentVerifier: async () => null,
-    openSession: async () => ({ txHash: `0x${"00".repeat(32)}`, gasUsed: 0n }),
+    // A session no promise covers (openSession with cover []).
+    openSession: async () => ({ txHash: `0x${"00".repeat(32)}`, gasUsed: 0n, coverage: [] }),
     checkpoint: refuse("checkpoint"),
     closeSession: refuse("closeSession"),
   } as unknown as EscrowClient;

@@ -1,5 +1,6 @@
 // Issue 16, findings 6 and 8: a tool that ran always leaves a record, and the sizes a record
-// may take are bounded. A result that cannot be stored becomes the call's error record; args
+// may take are bounded. Issue 33 item 8: a result that cannot be stored as it is becomes a
+// `$unstorable` marker (never an error), and the caller still gets the tool's value; args
 // that could not be stored, or that JSON would silently change (`undefined`), are refused
 // before the tool runs.
 import { beforeAll, describe, expect, it } from "vitest";
@@ -7,11 +8,12 @@ import type { Json } from "../../sdk/core/canonical.js";
 import {
   InvalidCallError,
   InvalidRecordError,
+  MAX_ACTION_ID_CHARS,
   MAX_ARG_BYTES,
   MAX_ERROR_CHARS,
   MAX_RECORD_BYTES,
+  MAX_PREVIEW_CHARS,
   MAX_RESULT_BYTES,
-  UnrecordableResultError,
 } from "../../sdk/session.js";
 import { RecordSizeError, type CallRecord } from "../../sdk/core/records.js";
 import { FAST, openSession, sessionEnv, storedRoot, type SessionEnv } from "./session-fixture.js";
@@ -30,7 +32,7 @@ function deep(depth: number): Json {
   return v;
 }
 
-describe("a result that cannot be stored is recorded as the call's error", () => {
+describe("a result that cannot be stored is recorded as a marker, and the caller gets it", () => {
   const cyclic = () => {
     const o: Record<string, unknown> = { ok: true };
     o.me = o;
@@ -51,38 +53,100 @@ describe("a result that cannot be stored is recorded as the call's error", () =>
       },
     };
   };
-  const cases: [string, () => unknown, RegExp][] = [
-    ["a cyclic result", cyclic, /\$\.me: cycle/],
-    ["a result nested 50,000 deep", () => deep(50_000), /nested deeper than 256 levels/],
-    ["a getter that throws", throwing, /\$\.secret: reading it threw: getter exploded/],
+  const cases: [string, () => unknown, RegExp, RegExp][] = [
+    ["a cyclic result", cyclic, /\$\.me: cycle/, /"me":"\[seen above\]"/],
+    [
+      "a result nested 50,000 deep",
+      () => deep(50_000),
+      /nested deeper than 256 levels/,
+      /^\[object Object\]$/,
+    ],
+    [
+      "a getter that throws",
+      throwing,
+      /\$\.secret: reading it threw: getter exploded/,
+      /^\[object Object\]$/,
+    ],
     [
       "a result over MAX_RESULT_BYTES",
       () => ({ blob: mib(1.5) }),
       /over the 1048576-byte limit \(MAX_RESULT_BYTES\)/,
+      /^\{"blob":"xxx.*more characters cut\)$/,
     ],
-    ["a BigInt", () => 5n, /bigint is not JSON/],
+    ["a BigInt", () => 5n, /\$: bigint is not JSON/, /^"5n"$/],
+    [
+      "a BigInt inside",
+      () => ({ wei: 10n ** 30n }),
+      /\$\.wei: bigint is not JSON/,
+      /^\{"wei":"1000000000000000000000000000000n"\}$/,
+    ],
+    [
+      "a function",
+      () => ({ ok: true, next: () => 1 }),
+      /\$\.next: function is not JSON/,
+      /"next":"\[function next\]"/,
+    ],
+    [
+      "a Map",
+      () => new Map([["a", 1]]),
+      /\$: Map is not plain JSON and has no toJSON/,
+      /^\{"\[Map\]":\[\["a",1\]\]\}$/,
+    ],
+    ["undefined in an array", () => [1, undefined], /\$\[1\]: undefined in an array/, /^\[1,null\]$/],
   ];
 
   it.each(cases)(
-    "%s: the tool ran once, its call is in the trace, and the root matches",
-    async (_, make, reason) => {
+    "%s: the tool ran once, the caller gets its value, the record holds the marker, and the root matches",
+    async (_, make, reason, preview) => {
       const { session, sessionId, store } = await open();
       let ran = 0;
-      const call = session.call("read", { q: 1 }, async () => (ran++, make() as Json));
-      await expect(call).rejects.toThrow(UnrecordableResultError);
-      await expect(call).rejects.toThrow(/recorded as its error at seq 0/);
+      let returned: unknown;
+      const got = await session.call("read", { q: 1 }, async () => (ran++, (returned = make())));
+      expect(got).toBe(returned);
       expect(ran).toBe(1);
       const [record] = store.records(sessionId) as CallRecord[];
       expect(record).toMatchObject({ seq: 0, tool: "read", args: { q: 1 } });
-      expect(record.result).toBeUndefined();
-      expect(record.error).toMatch(/^the result is not recordable JSON: /);
-      expect(record.error).toMatch(reason);
+      expect(record.error).toBeUndefined();
+      const marker = record.result as { $unstorable: string; preview: string };
+      expect(Object.keys(marker).sort()).toEqual(["$unstorable", "preview"]);
+      expect(marker.$unstorable).toMatch(reason);
+      expect(marker.preview).toMatch(preview);
+      expect(marker.preview.length).toBeLessThanOrEqual(MAX_PREVIEW_CHARS);
       expect(session.root()).toBe(storedRoot(store, sessionId));
       // The session goes on.
       expect(await session.call("read", {}, async () => "fine")).toBe("fine");
       expect(store.count(sessionId)).toBe(2);
     },
   );
+
+  it("stores what JSON carries through toJSON (a Date) as JSON carries it, and returns the Date", async () => {
+    const { session, sessionId, store } = await open();
+    const when = new Date(Date.UTC(2026, 11, 4, 13, 0, 0));
+    const custom = { toJSON: (key: string) => ({ key, kind: "custom" }) };
+    const result = { sentAt: when, list: [when], custom, skipped: undefined };
+    const got = await session.call("read", {}, async () => result);
+    expect(got).toBe(result);
+    expect(got.sentAt).toBeInstanceOf(Date);
+    const [record] = store.records(sessionId) as CallRecord[];
+    expect(record.error).toBeUndefined();
+    expect(record.result).toEqual(JSON.parse(JSON.stringify(result)));
+    expect(record.result).toEqual({
+      sentAt: "2026-12-04T13:00:00.000Z",
+      list: ["2026-12-04T13:00:00.000Z"],
+      custom: { key: "custom", kind: "custom" },
+    });
+    // A replayed actionId returns what was stored: the date as JSON carried it.
+    expect(await session.call("read", { id: 1 }, async () => result, { actionId: "x" })).toBe(result);
+    const replayed = await session.call("read", { id: 1 }, async () => ({ ran: "again" }), { actionId: "x" });
+    expect(replayed).toEqual(JSON.parse(JSON.stringify(result)));
+  });
+
+  it("a top-level Date is stored as its ISO text", async () => {
+    const { session, sessionId, store } = await open();
+    const when = new Date(0);
+    expect(await session.call("read", {}, async () => when)).toBe(when);
+    expect((store.records(sessionId)[0] as CallRecord).result).toBe("1970-01-01T00:00:00.000Z");
+  });
 
   it("stores a result read once, even if its getter would throw on a second read", async () => {
     const { session, sessionId, store } = await open();
@@ -208,12 +272,64 @@ describe("args are refused before the tool runs unless their record can be store
     const big = {
       kind: "call",
       tool: "read",
-      args: { a: mib(0.9), b: mib(0.9), c: mib(0.9) },
-      result: mib(1.5),
+      args: { a: mib(0.9), b: mib(0.9), c: mib(0.9), d: mib(0.9) },
+      result: mib(0.9),
     } as const;
     expect(() => session.append(big)).toThrow(/MAX_RECORD_BYTES/);
     const record = { ...big, seq: 0, ts: 1 } as CallRecord;
     expect(() => store.append(sessionId, record)).toThrow(RecordSizeError);
     expect(store.count(sessionId)).toBe(0);
+  });
+});
+
+describe("one size rule for call() and append() (issue 34 item 7)", () => {
+  it("append() refuses a result over MAX_RESULT_BYTES, as call() keeps it out of the record", async () => {
+    const { session, sessionId, store } = await open();
+    const over = { kind: "call", tool: "read", args: {}, result: mib(2) } as const;
+    expect(() => session.append(over)).toThrow(InvalidCallError);
+    expect(() => session.append(over)).toThrow(/over the 1048576-byte limit \(MAX_RESULT_BYTES\)/);
+    expect(store.count(sessionId)).toBe(0);
+    // call() with the same result: the tool ran, so it is recorded, as a marker naming the same limit.
+    await session.call("read", {}, async () => mib(2));
+    const [called] = store.records(sessionId) as CallRecord[];
+    expect((called.result as { $unstorable: string }).$unstorable).toMatch(/\(MAX_RESULT_BYTES\)/);
+    // Exactly the limit is taken by both.
+    const blob = "y".repeat(MAX_RESULT_BYTES - 2);
+    session.append({ kind: "call", tool: "read", args: {}, result: blob });
+    await session.call("read", {}, async () => blob);
+    expect((store.records(sessionId) as CallRecord[]).slice(1).map((r) => r.result)).toEqual([blob, blob]);
+  });
+});
+
+describe("actionId and eventId are at most MAX_ACTION_ID_CHARS (issue 34 item 7)", () => {
+  const long = "a".repeat(MAX_ACTION_ID_CHARS + 1);
+  const limit = "b".repeat(MAX_ACTION_ID_CHARS);
+
+  it("refuses a longer actionId before the tool runs, and takes one of exactly the limit", async () => {
+    const { session, sessionId, store } = await open();
+    let ran = 0;
+    const call = session.call("read", {}, async () => ran++, { actionId: long });
+    await expect(call).rejects.toThrow(InvalidCallError);
+    await expect(call).rejects.toThrow(
+      /actionId is 257 characters, over the 256-character limit \(MAX_ACTION_ID_CHARS\)/,
+    );
+    expect(() => session.append({ kind: "call", tool: "read", args: {}, actionId: long })).toThrow(
+      /MAX_ACTION_ID_CHARS/,
+    );
+    expect(ran).toBe(0);
+    expect(store.count(sessionId)).toBe(0);
+    await session.call("read", {}, async () => ran++, { actionId: limit });
+    expect(store.records(sessionId)).toMatchObject([{ actionId: limit }]);
+  });
+
+  it("refuses an authorization or grant whose actionId or eventId is longer", async () => {
+    const { session, sessionId, store } = await open();
+    const auth = { tool: "pay", args: {}, decision: "allow", authority: "human", scope: "once" } as const;
+    expect(() => session.authorize({ ...auth, actionId: long })).toThrow(InvalidRecordError);
+    expect(() => session.authorize({ ...auth, actionId: "a1", eventId: long })).toThrow(/eventId is 257/);
+    expect(() => session.grant("recipient", "x@y", { eventId: long })).toThrow(/MAX_ACTION_ID_CHARS/);
+    expect(store.count(sessionId)).toBe(0);
+    session.authorize({ ...auth, actionId: limit, eventId: limit });
+    expect(store.count(sessionId)).toBe(1);
   });
 });

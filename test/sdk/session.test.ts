@@ -18,9 +18,9 @@ import {
   onChainSession,
   SessionClosedError,
   SessionOpenError,
-  UnrecordableResultError,
   type PromiseRef,
 } from "../../sdk/session.js";
+import type { CallRecord } from "../../sdk/core/records.js";
 import type { TraceStore } from "../../sdk/store.js";
 import {
   FAST,
@@ -109,11 +109,16 @@ describe("call() checks its input before the tool runs", () => {
     expect(store.records(sessionId)).toMatchObject([{ seq: 0, tool: "send_email", error: "mailbox full" }]);
   });
 
-  it("records a result JSON cannot carry as the call's error", async () => {
+  it("records a result JSON cannot carry as a marker, not an error, and returns it to the caller", async () => {
     const store = env.store();
     const { session, sessionId } = await open(store);
-    await expect(session.call("read", {}, async () => NaN)).rejects.toThrow(UnrecordableResultError);
-    expect(store.records(sessionId)).toMatchObject([{ tool: "read", error: /not recordable JSON.*NaN/ }]);
+    expect(await session.call("read", {}, async () => NaN)).toBeNaN();
+    const [record] = store.records(sessionId) as CallRecord[];
+    expect(record.error).toBeUndefined();
+    expect(record.result).toEqual({
+      $unstorable: "$: NaN is not JSON (JSON would write null)",
+      preview: `"NaN"`,
+    });
   });
 
   it("stores the record before call() resolves, and the result as returned", async () => {
