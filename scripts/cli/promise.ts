@@ -1,6 +1,6 @@
 // vai promise register|fund|retire|show: the provider's promises on the escrow, with θ kept in the local store.
 import path from "node:path";
-import { formatEther } from "viem";
+import { formatEther, type Hex } from "viem";
 import {
   findPredicate,
   paramsHashOf,
@@ -11,7 +11,11 @@ import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { parsePromiseDocument } from "../../sdk/core/promise-document.js";
 import { registerPromise } from "../../sdk/promises.js";
 import { manifestPath, readManifest } from "../../prover/artifacts/manifest.js";
-import { checkPromise, type PromiseReport } from "../../sdk/user/check-promise.js";
+import {
+  checkPromise,
+  type PromiseReport,
+  type SessionCoverageReport,
+} from "../../sdk/user/check-promise.js";
 import { SettlementInvalid, SettlementUncheckable } from "../../sdk/user/errors.js";
 import { INSECURE_KEYS_WARNING } from "../../sdk/user/deployment-check.js";
 import {
@@ -19,6 +23,7 @@ import {
   CHAIN_OPTIONS,
   HELP,
   InputError,
+  isoTime,
   output,
   parseCommand,
   parseEth,
@@ -113,10 +118,20 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
   async check(argv) {
     const { values, positionals } = parseCommand(
       argv,
-      { ...CHAIN_OPTIONS, manifest: { type: "string" }, verbose: { type: "boolean", default: false } },
+      {
+        ...CHAIN_OPTIONS,
+        manifest: { type: "string" },
+        session: { type: "string" },
+        verbose: { type: "boolean", default: false },
+      },
       ["promiseId"],
     );
     const promiseId = parsePromiseId(positionals[0]);
+    if (values.session !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(values.session))
+      throw new InputError(
+        `--session must be a 32-byte hex session id (0x + 64 hex digits), not ${values.session}`,
+      );
+    const sessionId = values.session as Hex | undefined;
     const manifestFile = path.resolve(values.manifest ?? manifestPath());
     const manifest = readManifest(manifestFile);
     const { chain, deployment } = await connect(values, { wallet: false });
@@ -128,6 +143,7 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
         promiseId,
         manifest,
         manifestPath: manifestFile,
+        sessionId,
       });
     } catch (e) {
       if (!(e instanceof SettlementInvalid || e instanceof SettlementUncheckable)) throw e;
@@ -147,6 +163,7 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
       : `promise ${promiseId} checks out: ${contracts}`;
     output(values.json, { checksOut: true, ...report }, () => [
       `${head}; ${coverage}`,
+      ...(report.session ? [sessionLine(report.session, report.payout)] : []),
       ...(values.verbose ? report.checks.map((c) => `  ✓ ${c}`) : []),
     ]);
   },
@@ -221,4 +238,20 @@ export async function readPromiseFile(
       `the reserve (${formatEther(reserve)} ETH) must be at least the payout (${formatEther(payout)} ETH)`,
     );
   return { predicate: doc.predicate.id, theta: doc.theta, profile: doc.profile!, payout, reserve };
+}
+
+/** What the promise owes one session, in a line. */
+function sessionLine(s: SessionCoverageReport, payout: bigint): string {
+  const until =
+    s.claimDeadline === null ? "until the session closes, then 30 days" : `until ${isoTime(s.claimDeadline)}`;
+  switch (s.coverage) {
+    case "earmarked":
+      return `session ${s.sessionId} is covered: ${formatEther(s.amount)} ETH is earmarked for it alone, claimable ${until}${s.openClaimId ? ` (claim ${s.openClaimId} is open)` : ""}`;
+    case "none":
+      return `session ${s.sessionId} is NOT covered by this promise (not named when it opened, or no free reserve for its ${formatEther(payout)} ETH payout then)`;
+    case "resolved":
+      return `session ${s.sessionId}: a claim under this promise was settled or defaulted; it pays no more`;
+    case "released":
+      return `session ${s.sessionId}: its claim window ended unclaimed and its earmark went back to the reserve`;
+  }
 }

@@ -63,13 +63,14 @@ exit codes: 0 deployed, 1 a transaction failed, 2 bad input or configuration`,
   vai promise fund <promiseId> --amount <eth>     adds to the reserve (anyone may)
   vai promise retire <promiseId>                  ends new coverage (provider only)
   vai promise show <promiseId>                    on-chain terms, and whether θ is in the store
-  vai promise check <promiseId> [--manifest f] [--verbose]
+  vai promise check <promiseId> [--manifest f] [--session 0x…] [--verbose]
       a user's check before relying on a promise, with the manifest and the chain alone: the escrow
       and its Poseidon(3) are this package's contracts compiled, and every verifier a claim can be
       settled through (whole-claim and segment) runs the code compiled from its manifest circuit's
-      key, with every checksum \`vai verify\` checks; then the reserve not yet earmarked for open
-      claims. Says so when the manifest marks the keys as INSECURE development keys. Exit 1 with the
-      reason when a check fails.
+      key, with every checksum \`vai verify\` checks; then the reserve free to cover new sessions
+      (each covered session has its payout earmarked since it opened). --session <id>: also whether
+      that session is covered, its earmark and until when it can be claimed. Says so when the
+      manifest marks the keys as INSECURE development keys. Exit 1 with the reason when a check fails.
 
 ${CHAIN_FLAGS_HELP}`,
   session: `usage: vai session show <sessionId>

@@ -3,8 +3,8 @@
 // settled through runs the verifier of the manifest circuit it claims to serve (its whole-claim verifiers and
 // its segment verifier, each with every checksum `vai verify` checks: deployment-check.ts), and how much
 // reserve is not yet earmarked for the sessions it covers. A promise served by segments alone is checked through its segment verifier.
-import type { Address } from "viem";
-import { EscrowClient } from "../chain/escrow.js";
+import { zeroAddress, type Address, type Hex } from "viem";
+import { Coverage, EscrowClient } from "../chain/escrow.js";
 import { type ChainHandle } from "../chain/network.js";
 import { PREDICATES } from "../core/predicates/index.js";
 import { manifestPath as defaultManifestPath, type Manifest } from "../../prover/artifacts/manifest.js";
@@ -30,7 +30,23 @@ export interface PromiseReport {
   verifiers: { kind: "claim" | "segment"; capacity: number; address: Address; circuit: string }[];
   /** The keys behind those verifiers are development keys: anyone can forge proofs, so the promise binds nothing. */
   insecureKeys: boolean;
+  /** With `sessionId`: what the promise owes that session (docs/PROTOCOL.md "Coverage"). */
+  session?: SessionCoverageReport;
   checks: string[];
+}
+
+/** One session's coverage by the promise, read from the escrow's storage (coverageOf, claimDeadline). */
+export interface SessionCoverageReport {
+  sessionId: Hex;
+  /** earmarked: the payout is locked for this session; none: the promise does not cover it; resolved: a claim on
+   * it was settled or defaulted; released: its claim window ended unclaimed. */
+  coverage: "none" | "earmarked" | "resolved" | "released";
+  /** The amount earmarked for the session (the payout while earmarked, else 0). */
+  amount: bigint;
+  /** The claim open on the pair, if any. */
+  openClaimId: bigint | null;
+  /** Last second a claim can be filed; null while the session is open and the promise not retired. */
+  claimDeadline: bigint | null;
 }
 
 /** Throws SettlementInvalid (or SettlementUncheckable) with the first check that failed. */
@@ -41,6 +57,8 @@ export async function checkPromise(opts: {
   manifest: Manifest;
   /** Where the manifest was read from: its paths are relative to the build it names; for messages too. */
   manifestPath?: string;
+  /** Also report what the promise owes this session. */
+  sessionId?: Hex;
 }): Promise<PromiseReport> {
   const { chain, promiseId, manifest } = opts;
   const manifestPath = opts.manifestPath ?? defaultManifestPath();
@@ -91,9 +109,16 @@ export async function checkPromise(opts: {
   checks.push(
     `reserve ${p.reserve} wei, of which ${available} wei is not earmarked for sessions it covers (payout ${p.payout} wei)`,
   );
+  const session =
+    opts.sessionId === undefined ? undefined : await sessionCoverage(escrow, opts.sessionId, promiseId);
+  if (session)
+    checks.push(
+      `session ${session.sessionId}: ${session.coverage}${session.coverage === "earmarked" ? ` (${session.amount} wei locked for it)` : ""}`,
+    );
   return {
     promiseId,
     predicate: predicate.id,
+    ...(session ? { session } : {}),
     available,
     payout: p.payout,
     covered,
@@ -103,5 +128,29 @@ export async function checkPromise(opts: {
       checked.map((v) => v.entry),
     ),
     checks,
+  };
+}
+
+async function sessionCoverage(
+  escrow: EscrowClient,
+  sessionId: Hex,
+  promiseId: bigint,
+): Promise<SessionCoverageReport> {
+  const session = await escrow.session(sessionId).catch(() => undefined);
+  if (!session || session.provider === zeroAddress)
+    throw new SettlementInvalid(`session ${sessionId} was never opened on escrow ${escrow.address}`);
+  const { coverage, amount, openClaimId } = await escrow.coverageOf(sessionId, promiseId);
+  const names = {
+    [Coverage.None]: "none",
+    [Coverage.Earmarked]: "earmarked",
+    [Coverage.Resolved]: "resolved",
+    [Coverage.Released]: "released",
+  } as const;
+  return {
+    sessionId,
+    coverage: names[coverage],
+    amount,
+    openClaimId: openClaimId === 0n ? null : openClaimId,
+    claimDeadline: await escrow.claimDeadline(sessionId, promiseId),
   };
 }

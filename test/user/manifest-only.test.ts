@@ -169,8 +169,12 @@ const verify = (claimId: bigint, m: Manifest = manifest) =>
     manifest: m,
     manifestPath: manifestFile,
   });
-const check = (m: Manifest = manifest, escrow: Address = deployment.escrow.address, id = promiseId) =>
-  checkPromise({ chain, escrow, promiseId: id, manifest: m, manifestPath: manifestFile });
+const check = (
+  m: Manifest = manifest,
+  escrow: Address = deployment.escrow.address,
+  id = promiseId,
+  sessionId?: Hex,
+) => checkPromise({ chain, escrow, promiseId: id, manifest: m, manifestPath: manifestFile, sessionId });
 
 describe("with a manifest and the chain alone", () => {
   it("verify: the settlement is valid, and says its keys are INSECURE development keys", async () => {
@@ -225,6 +229,51 @@ describe("with a manifest and the chain alone", () => {
     for (const c of Object.values(ceremony.circuits)) c.insecureDevSetup = false;
     expect((await check(ceremony)).insecureKeys).toBe(false);
     expect((await verify(claims.settled, ceremony)).insecureKeys).toBe(false);
+  });
+
+  it("promise check --session: what the promise owes one session, from the escrow's storage", async () => {
+    const escrow = deployment.escrow;
+    // Free reserve for one more session, whatever the other tests' sessions hold.
+    await escrow.fund(promiseId, parseEther("1"));
+    const covered = await violatingSession("coverage-check", escrow);
+    const report = await checkPromise({
+      chain,
+      escrow: escrow.address,
+      promiseId,
+      manifest,
+      manifestPath: manifestFile,
+      sessionId: covered,
+    });
+    expect(report.session).toMatchObject({
+      sessionId: covered,
+      coverage: "earmarked",
+      amount: parseEther("1"),
+      openClaimId: null,
+    });
+    // Closed: claimable for 30 days from the close.
+    expect(report.session!.claimDeadline).not.toBeNull();
+    const claim = await escrow.as(chain.wallets[1]).fileClaim(covered, promiseId, BOND);
+    const withClaim = await check(manifest, escrow.address, promiseId, covered);
+    expect(withClaim.session).toMatchObject({ coverage: "earmarked", openClaimId: claim.claimId });
+
+    // A session opened naming no promise is not covered, and says so.
+    const bare = scopedSessionId(HARDHAT_ACCOUNT_0, "not-covered");
+    const s = await Session.open({
+      store,
+      escrow,
+      sessionId: bare,
+      user: chain.wallets[1].account.address,
+      profile: PROFILE,
+      cover: [],
+    });
+    await s.close();
+    expect((await check(manifest, escrow.address, promiseId, bare)).session).toMatchObject({
+      coverage: "none",
+      amount: 0n,
+    });
+    await expect(
+      check(manifest, escrow.address, promiseId, scopedSessionId(HARDHAT_ACCOUNT_0, "never-opened")),
+    ).rejects.toThrow(/was never opened/);
   });
 
   it("promise check: a promise served by its segment circuit alone is checked through its segment verifier", async () => {
