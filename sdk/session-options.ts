@@ -13,6 +13,7 @@ import { parseProfile, type EncodingProfile } from "./core/profile.js";
 import { messageOf } from "./core/record-checks.js";
 import { checkpointIntervalOf, settleableRecords } from "./session-chain.js";
 import { planCoverage } from "./session-promises.js";
+import { parseReceiptPolicy, type ReceiptPolicy } from "./session-receipts.js";
 import type { TraceStore } from "./store.js";
 import { SessionOpenError } from "./core/errors.js";
 
@@ -57,6 +58,12 @@ export interface SessionOptions {
    * `session.beyond_capacity` once.
    */
   beyondCapacity?: BeyondCapacity;
+  /**
+   * Receipts for the user, signed with the provider's key: every `every` records and at close, handed to
+   * `deliver` (the host's channel to the user). A user who holds one can stop a close short of it
+   * (docs/PROTOCOL.md "Receipts").
+   */
+  receipts?: ReceiptPolicy;
   log?: Logger;
 }
 
@@ -87,6 +94,7 @@ export interface SessionContext {
   /** settleableRecords(): the most records a claim on the session can be proven for (0: none). */
   capacity: number;
   beyondCapacity: BeyondCapacity;
+  receipts?: ReceiptPolicy;
 }
 
 /**
@@ -118,6 +126,7 @@ export async function openingContext(opts: SessionOptions): Promise<SessionConte
     );
   const log = opts.log ?? silentLogger;
   const beyondCapacity = parseBeyondCapacity(opts.beyondCapacity, SessionOpenError);
+  parseReceiptPolicy(opts.receipts); // refused here, before the escrow is read
   const allowMismatch = opts.allowProfileMismatch ?? false;
   if (typeof allowMismatch !== "boolean")
     throw new SessionOpenError("allowProfileMismatch must be a boolean");
@@ -137,7 +146,15 @@ export async function openingContext(opts: SessionOptions): Promise<SessionConte
     });
   }
   const ctx = { store, escrow, sessionId, profile, secret, log, policy, promises, checkpointInterval };
-  return { ...ctx, capacity, beyondCapacity, guard: opts.guard ?? false, cover: plan.cover };
+  const receipts = parseReceiptPolicy(opts.receipts);
+  return {
+    ...ctx,
+    capacity,
+    beyondCapacity,
+    guard: opts.guard ?? false,
+    cover: plan.cover,
+    ...(receipts ? { receipts } : {}),
+  };
 }
 
 /**

@@ -9,6 +9,7 @@ import { silentLogger } from "./log.js";
 import type { TraceRecord } from "./core/records.js";
 import { resumeOnChain, settleableRecords } from "./session-chain.js";
 import { claimWriter } from "./session-open.js";
+import { parseReceiptPolicy } from "./session-receipts.js";
 import {
   checkClients,
   parseBeyondCapacity,
@@ -75,7 +76,15 @@ async function resume<S>(
   const capacity = await settleableRecords(escrow, promises);
   const ctx = { store, escrow, sessionId, profile: stored.profile, secret: stored.secret, log, policy };
   const { session, checkpointer } = build(
-    { ...ctx, promises, checkpointInterval, capacity, beyondCapacity, guard: opts.guard ?? false },
+    {
+      ...ctx,
+      promises,
+      checkpointInterval,
+      capacity,
+      beyondCapacity,
+      guard: opts.guard ?? false,
+      ...(opts.receipts ? { receipts: parseReceiptPolicy(opts.receipts) } : {}),
+    },
     records,
     openTx,
   );

@@ -8,6 +8,7 @@
 import type { Hex } from "viem";
 import type { SessionOpenTx, TxResult } from "./chain/escrow.js";
 import { signReceipt, type SignedReceipt } from "./chain/receipts.js";
+import { ReceiptCourier } from "./session-receipts.js";
 import { canonicalJson, type Json } from "./core/canonical.js";
 import { Checkpointer } from "./checkpointer.js";
 import { gatedTools } from "./guard.js";
@@ -73,6 +74,7 @@ export class Session {
   private closing: Promise<CloseResult> | undefined;
   private closed: CloseResult | undefined;
   private warnedCapacity = false;
+  private readonly courier: ReceiptCourier | undefined;
 
   private constructor(
     private readonly ctx: SessionContext,
@@ -95,6 +97,8 @@ export class Session {
         note: "the escrow registers no circuit for this session's promises: a claim on it can only default",
       });
     for (const r of records) this.track(r);
+    if (ctx.receipts)
+      this.courier = new ReceiptCourier(ctx.receipts, (n) => this.receipt(n), ctx.log, ctx.sessionId);
     this.checkpointer = new Checkpointer({
       ...ctx,
       count: () => this.leaves.length,
@@ -123,6 +127,11 @@ export class Session {
       const session = new Session(ctx, records, openTx);
       return { session, checkpointer: session.checkpointer };
     });
+  }
+
+  /** The newest receipt the session's receipt policy delivered to the user (SessionOptions.receipts). */
+  get latestReceipt(): SignedReceipt | undefined {
+    return this.courier?.latest;
   }
 
   /** The encoding profile the session records under: the tools it may record. */
@@ -336,6 +345,7 @@ export class Session {
     else this.ctx.store.complete(this.sessionId, record, reservation);
     this.track(record);
     this.checkpointer.recorded();
+    this.courier?.recorded(this.count);
     return record;
   }
 
@@ -356,6 +366,10 @@ export class Session {
 
   private async finish(): Promise<CloseResult> {
     const { leaves, checkpointer, inflight } = this;
+    // The user's receipt of the whole session goes out before close commits it: the count is final once the
+    // calls in flight are stored.
+    while (inflight.size > 0) await Promise.allSettled([...inflight]);
+    await this.courier?.closing(this.count);
     this.closed = await commitClose(this.ctx, { leaves, checkpointer, inflight });
     this.state = "closed";
     this.ctx.log.log("info", "session.closed", { sessionId: this.sessionId, ...this.closed });
