@@ -15,11 +15,14 @@ import { PREDICATE_LIST } from "../../sdk/core/predicates/index.js";
 /** The registered predicates, as usage texts name them: one of "AAP-1" | "AAP-2" | … */
 const PREDICATE_NAMES = PREDICATE_LIST.map((p) => JSON.stringify(p.id)).join(" | ");
 
-export const CHECK_USAGE = `usage: vai check --promise <promise.json> --trace <records.jsonl> [--prove]
+export const CHECK_USAGE = `usage: vai check --promise <promise.json> --trace <records.jsonl> [--prove [--no-build]]
 
 Evaluates the promise on the trace and prints one JSON object:
   {predicate, records, verdict: {violated, seq, reason}}; with --prove also
   {circuit: {name, outcome, proveSeconds, verified}} from a local Groth16 proof.
+  In a checkout, --prove first builds the smallest circuit that holds the trace when none built
+  does (a minute for 8 records, longer for larger ones; progress on stderr); --no-build names it
+  and the command that builds it instead.
 promise.json: {"predicate": ${PREDICATE_NAMES} or VAI's name, "params": {...}, "profile"?: {...}}
   params use zkVAI's θ names or VAI's parameter names; "profile" is the encoding
   profile (needed for zkVAI traces whose tools the params do not describe).
@@ -35,6 +38,7 @@ export async function runCheck(argv: string[]): Promise<number> {
         promise: { type: "string" },
         trace: { type: "string" },
         prove: { type: "boolean", default: false },
+        "no-build": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     }).values;
@@ -48,7 +52,7 @@ export async function runCheck(argv: string[]): Promise<number> {
   }
   try {
     if (!values.promise || !values.trace) throw new InputError("both --promise and --trace are required");
-    const out = await check(values.promise, values.trace, values.prove);
+    const out = await check(values.promise, values.trace, values.prove, { build: !values["no-build"] });
     console.log(JSON.stringify(out, null, 2));
     return 0;
   } catch (e) {
@@ -59,7 +63,12 @@ export async function runCheck(argv: string[]): Promise<number> {
   }
 }
 
-export async function check(promiseFile: string, traceFile: string, withProof: boolean) {
+export async function check(
+  promiseFile: string,
+  traceFile: string,
+  withProof: boolean,
+  opts: { build?: boolean } = {},
+) {
   const doc = parsePromiseDocument(readJsonFile(promiseFile, "promise"), `promise file ${promiseFile}`, {
     profile: "optional",
   });
@@ -67,7 +76,7 @@ export async function check(promiseFile: string, traceFile: string, withProof: b
   const trace = parseTraceText(readFileSync(traceFile, "utf8"), traceImportOptions(doc));
   // stdout carries the JSON result; progress goes to stderr.
   const progress = new Progress({ total: 1, stream: process.stderr });
-  const build = checkoutBuilder();
+  const build = opts.build === false ? undefined : checkoutBuilder();
   return evaluatePromise(doc, trace, {
     prove: withProof,
     onProve: (circuit, run) => progress.step(`prove with ${circuit}`, run),

@@ -58,17 +58,33 @@ describe("vai check", () => {
     });
   });
 
-  it("with --prove on a trace no built circuit holds, says what would help", () => {
+  it("with --prove --no-build on a trace no built circuit holds, says what would help", () => {
     const reads = (n: number) =>
       lines(Array.from({ length: n }, (_, seq) => ({ kind: "call", seq, ts: seq, tool: "read", args: {} })));
     // 100 records: a table instance holds them (aap4_n128), so the hint names it and how to build it.
-    const mid = vai("check", "--promise", promise, "--trace", file("mid.jsonl", reads(100)), "--prove");
+    const mid = vai(
+      "check",
+      "--promise",
+      promise,
+      "--trace",
+      file("mid.jsonl", reads(100)),
+      "--prove",
+      "--no-build",
+    );
     expect(mid.code).toBe(2);
     expect(mid.err).toMatch(
       /no built AAP-4 circuit holds 100 records; build aap4_n128 \(128 records\) with `npm run setup -- --only aap4_n128`/,
     );
     // 2,000 records: no instance does, and the hint says so instead of naming a group that cannot help.
-    const long = vai("check", "--promise", promise, "--trace", file("long.jsonl", reads(2000)), "--prove");
+    const long = vai(
+      "check",
+      "--promise",
+      promise,
+      "--trace",
+      file("long.jsonl", reads(2000)),
+      "--prove",
+      "--no-build",
+    );
     expect(long.code).toBe(2);
     expect(long.err).toMatch(
       /no AAP-4 instance in circuits\/instances.json does \(the largest holds 1024\): a trace this long cannot be proven yet/,
