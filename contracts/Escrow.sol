@@ -72,8 +72,8 @@ contract Escrow is EscrowSegments {
         emit PromiseFunded(promiseId, msg.sender, msg.value, reserve);
     }
 
-    /// @notice Ends new coverage: openSession refuses the promise from now on, and claims on sessions it covers
-    /// close CLAIM_WINDOW from now at the latest (their earmarks stay until then). The provider only, once.
+    /// @notice Ends new coverage: openSession refuses the promise from now on. Sessions it covers keep their
+    /// earmarks: each one's claims close CLAIM_WINDOW after its own close, as before. The provider only, once.
     function retirePromise(uint256 promiseId) external {
         PromiseState storage p = _promise(promiseId);
         if (msg.sender != p.provider) revert NotProvider();
@@ -176,9 +176,10 @@ contract Escrow is EscrowSegments {
     /// highest n: it shows truncation (n > finalN) and rewriting (its head is no row of the final trace) alike, and
     /// settle() waits RECEIPT_WINDOW after close for it, so the provider cannot close and settle in one block.
     /// The deadline keeps the provider's whole proving time free of it: no proof can land before closedAt +
-    /// RECEIPT_WINDOW, and from then on a claimed session's acc cannot change, so every claim has its
-    /// PROOF_WINDOW from max(filing, closedAt + RECEIPT_WINDOW) on a fixed fold. A claim filed later than a spare
-    /// is proven against it from the start.
+    /// RECEIPT_WINDOW, and from then on a claimed session's acc cannot change, so every proof of a claim lands in
+    /// [max(filedAt, closedAt + RECEIPT_WINDOW), filedAt + PROOF_WINDOW) on a fixed fold. A claim filed later than
+    /// a spare is proven against it from the start. A user who filed before close and holds a receipt posts its
+    /// spare within RECEIPT_WINDOW of close: once any claim is filed the freeze also holds for later claims.
     /// @param v 27 or 28; (r, s) with s in the lower half of the curve order (sdk/core/receipt.ts normalises).
     function postReceipt(bytes32 sessionId, uint32 n, uint256 root, bool spare, uint8 v, bytes32 r, bytes32 s)
         external

@@ -28,8 +28,8 @@ abstract contract EscrowBase {
         21888242871839275222246405745257275088548364400416034343698204186575808495617;
     /// After filing, the time anyone has to settle a claim with a proof; from then on it defaults.
     uint256 public constant PROOF_WINDOW = 3 days;
-    /// Claims on a session close this long after its final commitment, or after the promise's retirement,
-    /// whichever comes first. The reserve of a retired promise stays locked for the same span.
+    /// Claims on a session close this long after its final commitment; until then the session's earmark holds
+    /// (retired promise or not), and the free reserve can be withdrawn at any time.
     uint256 public constant CLAIM_WINDOW = 30 days;
     /// Capacity classes per promise. A fixed array spares settle() a cold read of a dynamic array's length.
     uint256 public constant MAX_VERIFIERS = 16;
@@ -597,16 +597,13 @@ abstract contract EscrowBase {
         _creditsPlusOne[account] = (raw == 0 ? 1 : raw) + amount;
     }
 
-    /// closedAt + CLAIM_WINDOW, or retiredAt + CLAIM_WINDOW, whichever is earlier; unbounded without either.
-    /// Checkpoints never start the clock: only the final commitment (closedAt) does.
-    function _claimDeadline(Session storage s, PromiseState storage p) internal view returns (uint256 deadline) {
-        deadline = type(uint256).max;
+    /// closedAt + CLAIM_WINDOW; unbounded until the session closes. Checkpoints never start the clock: only the
+    /// final commitment (closedAt) does. The promise's retirement does not either: a session covered when it
+    /// opened stays covered until its own close + CLAIM_WINDOW, whatever the provider does later, and the
+    /// provider, who closes its sessions, bounds its own locked capital by closing them.
+    function _claimDeadline(Session storage s, PromiseState storage) internal view returns (uint256 deadline) {
         uint256 closedAt = s.closedAt;
-        if (closedAt != 0) deadline = closedAt + CLAIM_WINDOW;
-        if (p.retiredNonce != 0) {
-            uint256 retiredEnd = uint256(p.retiredAt) + CLAIM_WINDOW;
-            if (retiredEnd < deadline) deadline = retiredEnd;
-        }
+        deadline = closedAt == 0 ? type(uint256).max : closedAt + CLAIM_WINDOW;
     }
 
     /// Everything comes from storage; the caller chooses only the outcome, which the circuit pins. Each input is

@@ -111,7 +111,7 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
     const tx = await escrow.retirePromise(promiseId);
     const retiredAt = new Date(Number(tx.retiredAt) * 1000).toISOString();
     output(values.json, { promiseId, retiredAt: tx.retiredAt, txHash: tx.txHash }, () => [
-      `promise ${promiseId} retired at ${retiredAt}: no new sessions are covered; claims on earlier ones stay open for 30 days (tx ${tx.txHash})`,
+      `promise ${promiseId} retired at ${retiredAt}: no new sessions are covered; the sessions it covers stay covered until 30 days after each one closes (tx ${tx.txHash})`,
     ]);
   },
 
@@ -243,10 +243,12 @@ export async function readPromiseFile(
 /** What the promise owes one session, in a line. */
 function sessionLine(s: SessionCoverageReport, payout: bigint): string {
   const until =
-    s.claimDeadline === null ? "until the session closes, then 30 days" : `until ${isoTime(s.claimDeadline)}`;
+    s.claimDeadline === null ? "until 30 days after it closes" : `until ${isoTime(s.claimDeadline)}`;
+  if (s.coverage === "earmarked" && s.windowEnded && !s.openClaimId)
+    return `session ${s.sessionId}: its claim window ended at ${isoTime(s.claimDeadline!)} with no claim; its earmark can only be released`;
   switch (s.coverage) {
     case "earmarked":
-      return `session ${s.sessionId} is covered: ${formatEther(s.amount)} ETH is earmarked for it alone, claimable ${until}${s.openClaimId ? ` (claim ${s.openClaimId} is open)` : ""}`;
+      return `session ${s.sessionId} is covered: ${formatEther(s.amount)} ETH is earmarked for it alone, claimable by its user ${s.user} only, ${until}${s.openClaimId ? ` (claim ${s.openClaimId} is open)` : ""}`;
     case "none":
       return `session ${s.sessionId} is NOT covered by this promise (not named when it opened, or no free reserve for its ${formatEther(payout)} ETH payout then)`;
     case "resolved":

@@ -38,6 +38,8 @@ export interface PromiseReport {
 /** One session's coverage by the promise, read from the escrow's storage (coverageOf, claimDeadline). */
 export interface SessionCoverageReport {
   sessionId: Hex;
+  /** The only account that may claim on the session (fileClaim checks it): the user must see it is theirs. */
+  user: Address;
   /** earmarked: the payout is locked for this session; none: the promise does not cover it; resolved: a claim on
    * it was settled or defaulted; released: its claim window ended unclaimed. */
   coverage: "none" | "earmarked" | "resolved" | "released";
@@ -45,8 +47,10 @@ export interface SessionCoverageReport {
   amount: bigint;
   /** The claim open on the pair, if any. */
   openClaimId: bigint | null;
-  /** Last second a claim can be filed; null while the session is open and the promise not retired. */
+  /** Last second a claim can be filed; null while the session is open. */
   claimDeadline: bigint | null;
+  /** The deadline has passed (chain time): an earmark still shown can only be released, not claimed. */
+  windowEnded: boolean;
 }
 
 /** Throws SettlementInvalid (or SettlementUncheckable) with the first check that failed. */
@@ -146,11 +150,15 @@ async function sessionCoverage(
     [Coverage.Resolved]: "resolved",
     [Coverage.Released]: "released",
   } as const;
+  const claimDeadline = await escrow.claimDeadline(sessionId, promiseId);
+  const now = (await escrow.chain.publicClient.getBlock()).timestamp;
   return {
     sessionId,
+    user: session.user,
     coverage: names[coverage],
     amount,
     openClaimId: openClaimId === 0n ? null : openClaimId,
-    claimDeadline: await escrow.claimDeadline(sessionId, promiseId),
+    claimDeadline,
+    windowEnded: claimDeadline !== null && claimDeadline < now,
   };
 }

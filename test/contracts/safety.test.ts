@@ -252,12 +252,11 @@ describe("events and immutability", () => {
     const c3 = (await fx.escrow.pair(b, promiseId)).openClaimId;
     await at(fx, (await filedAt(fx, c3)) + PROOF_WINDOW);
     await track("claimDefault", fx.asUser.claimDefault(c3));
-    // A session left unclaimed: its earmark is released once the retirement's claim window is over.
+    // A session left unclaimed: its earmark is released once its claim window (close + 30 d) is over.
     await fx.asStranger.fund(promiseId, PAYOUT);
-    const e = await session(fx, "e", { close: false });
+    const e = await session(fx, "e");
     await track("retirePromise", fx.escrow.retirePromise(promiseId));
-    const { retiredAt } = await fx.escrow.promise(promiseId);
-    await at(fx, retiredAt + 30n * 24n * 3600n + 1n);
+    await at(fx, (await fx.escrow.claimDeadline(e, promiseId))! + 1n);
     await track("releaseCoverage", fx.asStranger.releaseCoverage(e, promiseId));
     await track("withdrawReserve", fx.escrow.withdrawReserve(promiseId));
     await track("withdraw", fx.asUser.withdraw());

@@ -234,23 +234,26 @@ describe("VAI escrow scenarios", () => {
     );
     await at(fx, proofEnd);
     await fx.asUser.claimDefault(c);
-    // Retirement: claims on an unclosed session close at exactly retiredAt + 30 d; the reserve unlocks after.
+    // Retirement takes no coverage back: an unclosed session's earmark holds, with no claim deadline, however long
+    // after the retirement; its own close starts the 30 days, as for any session.
     const open = await session(fx, "open", { close: false });
     await fx.escrow.retirePromise(promiseId);
-    const retiredEnd = (await fx.escrow.promise(promiseId)).retiredAt + CLAIM_WINDOW;
-    expect(await fx.escrow.claimDeadline(open, promiseId)).toBe(retiredEnd);
-    await probe(retiredEnd, () => expect(claim(fx, open, promiseId)).resolves.toBeGreaterThan(0n));
-    // The unclosed session's earmark holds until then: not withdrawable, not releasable.
-    await probe(retiredEnd, () =>
-      expect(fx.escrow.withdrawReserve(promiseId)).rejects.toThrow(/NothingToWithdraw/),
-    );
-    await probe(retiredEnd, () =>
+    const retiredAt = (await fx.escrow.promise(promiseId)).retiredAt;
+    expect(await fx.escrow.claimDeadline(open, promiseId)).toBeNull();
+    await at(fx, retiredAt + 2n * CLAIM_WINDOW);
+    await expect(fx.escrow.withdrawReserve(promiseId)).rejects.toThrow(/NothingToWithdraw/);
+    await expect(fx.asStranger.releaseCoverage(open, promiseId)).rejects.toThrow(/ClaimWindowOpen/);
+    await fx.escrow.closeSession(open, 10, 1n);
+    const closedEnd = (await fx.escrow.session(open)).closedAt + CLAIM_WINDOW;
+    expect(await fx.escrow.claimDeadline(open, promiseId)).toBe(closedEnd);
+    await probe(closedEnd, () => expect(claim(fx, open, promiseId)).resolves.toBeGreaterThan(0n));
+    await probe(closedEnd, () =>
       expect(fx.asStranger.releaseCoverage(open, promiseId)).rejects.toThrow(/ClaimWindowOpen/),
     );
-    await probe(retiredEnd + 1n, () =>
+    await probe(closedEnd + 1n, () =>
       expect(fx.asUser.fileClaim(open, promiseId, BOND)).rejects.toThrow(/ClaimWindowClosed/),
     );
-    await at(fx, retiredEnd + 1n);
+    await at(fx, closedEnd + 1n);
     // Anyone may release it once the window is over; then the provider withdraws the payout.
     expect(await fx.asStranger.releaseCoverage(open, promiseId)).toMatchObject({
       amount: PAYOUT,

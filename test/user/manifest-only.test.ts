@@ -246,6 +246,8 @@ describe("with a manifest and the chain alone", () => {
     });
     expect(report.session).toMatchObject({
       sessionId: covered,
+      user: chain.wallets[1].account.address,
+      windowEnded: false,
       coverage: "earmarked",
       amount: parseEther("1"),
       openClaimId: null,
