@@ -31,6 +31,9 @@ const FULL_ONLY = [
   // The whole `vai` flow as separate processes against a real hardhat node (about 50 s): a multi-process
   // service test. npm test keeps the CLI's in-process tests (test/cli/check, config, vai-input).
   "test/cli/vai-flow.test.ts",
+  // Guard mode's record reservation under a held lock and a full disk: three of its cases wait out the store's
+  // 15 s lock retry (about 50 s, mostly waiting).
+  "test/sdk/session-guard-reserve.test.ts",
   // The README's fragments type-checked against the SDK and every framework's types (about 25 s of tsc).
   "test/docs/readme-snippets.test.ts",
 ];
