@@ -6,6 +6,7 @@
 // hashes, unless the caller opts out (allowProfileMismatch), and then logs it.
 import type { Address } from "viem";
 import type { CoverOption, EscrowClient } from "./chain/escrow.js";
+import { activeRegistrations, type RegisteredPromise } from "./chain/escrow-coverage.js";
 import { paramsHashOf } from "./core/predicates/index.js";
 import { profileHash, type EncodingProfile } from "./core/profile.js";
 import { describeError, revertName } from "./chain/retry.js";
@@ -15,12 +16,7 @@ import type { TraceStore } from "./store.js";
 import { ProfileMismatchError, SessionOpenError } from "./core/errors.js";
 
 /** An on-chain promise as the check reads it. */
-interface Registered {
-  promiseId: bigint;
-  predicateId: number;
-  paramsHash: bigint;
-  profileHash: bigint;
-}
+type Registered = RegisteredPromise;
 
 export interface CoverageRequest {
   escrow: EscrowClient;
@@ -118,30 +114,9 @@ async function namedPromises(escrow: EscrowClient, ids: unknown): Promise<Regist
   );
 }
 
-/** The provider's promises that are not retired (PromiseRegistered events since the client's fromBlock). */
-async function activePromises(escrow: EscrowClient, provider: Address): Promise<Registered[]> {
-  const logs = await read(
-    () =>
-      escrow.chain.publicClient.getContractEvents({
-        address: escrow.address,
-        abi: escrow.abi,
-        eventName: "PromiseRegistered",
-        args: { provider },
-        fromBlock: escrow.fromBlock,
-        toBlock: "latest",
-        strict: true,
-      }),
-    "the provider's promises",
-  );
-  const found = await Promise.all(
-    logs.map(async ({ args }) => {
-      const p = await read(() => escrow.promise(args.promiseId), `promise ${args.promiseId}`);
-      if (p.retiredAt !== 0n) return undefined;
-      const { promiseId, predicateId, paramsHash, profileHash } = args;
-      return { promiseId, predicateId, paramsHash, profileHash };
-    }),
-  );
-  return found.filter((p): p is Registered => p !== undefined);
+/** The provider's active promises, read through `read` so that a failure is a SessionOpenError. */
+function activePromises(escrow: EscrowClient, provider: Address): Promise<Registered[]> {
+  return read(() => activeRegistrations(escrow, provider), "the provider's promises");
 }
 
 async function read<T>(fn: () => Promise<T>, what: string): Promise<T> {

@@ -8,16 +8,23 @@ import { Coverage, type SessionCoverage } from "./escrow-types.js";
 /** openSession's `cover`: promise ids, or "auto" for every active promise of the provider pinned to the profile. */
 export type CoverOption = readonly bigint[] | "auto";
 
+/** A promise as registered (PromiseRegistered), for the provider's own choice of what covers a session. */
+export interface RegisteredPromise {
+  promiseId: bigint;
+  predicateId: number;
+  paramsHash: bigint;
+  profileHash: bigint;
+}
+
 /**
- * The provider's promises that openSession would take for a session with this profile: registered by `provider`,
- * pinned to `profileHash`, not retired; ascending ids. Whether each has free reserve for one more session is
- * the escrow's call, made atomically at open (SessionCovered.covered).
+ * The provider's promises that are not retired, in id order: PromiseRegistered events since the client's
+ * fromBlock, each read once for its retirement. One home for openSession's "auto" cover and Session.open's
+ * profile check (sdk/session-promises.ts).
  */
-export async function activePromisesOf(
+export async function activeRegistrations(
   escrow: EscrowClient,
   provider: Address,
-  profileHash: bigint,
-): Promise<bigint[]> {
+): Promise<RegisteredPromise[]> {
   const logs = await escrow.chain.publicClient.getContractEvents({
     address: escrow.address,
     abi: escrow.abi,
@@ -27,11 +34,27 @@ export async function activePromisesOf(
     toBlock: "latest",
     strict: true,
   });
-  const candidates = logs.filter((l) => l.args.profileHash === profileHash).map((l) => l.args.promiseId);
-  const active = await Promise.all(
-    candidates.map(async (id) => ((await escrow.promise(id)).retiredAt === 0n ? id : undefined)),
+  const found = await Promise.all(
+    logs.map(async ({ args: { promiseId, predicateId, paramsHash, profileHash } }) =>
+      (await escrow.promise(promiseId)).retiredAt === 0n
+        ? { promiseId, predicateId, paramsHash, profileHash }
+        : undefined,
+    ),
   );
-  return active.filter((id): id is bigint => id !== undefined).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return found
+    .filter((p): p is RegisteredPromise => p !== undefined)
+    .sort((a, b) => (a.promiseId < b.promiseId ? -1 : a.promiseId > b.promiseId ? 1 : 0));
+}
+
+/** The ids of the provider's active promises pinned to `profileHash`: what "auto" covers a session with. */
+export async function activePromisesOf(
+  escrow: EscrowClient,
+  provider: Address,
+  profileHash: bigint,
+): Promise<bigint[]> {
+  return (await activeRegistrations(escrow, provider))
+    .filter((p) => p.profileHash === profileHash)
+    .map((p) => p.promiseId);
 }
 
 /** Every promise named when the session opened (its SessionCovered events), in the order it named them. */
