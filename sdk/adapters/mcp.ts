@@ -32,6 +32,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { randomUUID } from "node:crypto";
+import { receiptToJson } from "../chain/receipts.js";
 import type { Session } from "../session.js";
 import {
   FailedResult,
@@ -69,7 +70,16 @@ export interface RecordMcpOptions {
   approvalTimeout?: { ms: number; authority: Authority; policyId?: string };
   /** Mints the actionId of a call made without options.callId. Default: "mcp:<uuid of this client>:<n>". */
   newCallId?: () => string;
+  /**
+   * Puts a receipt signed over every record so far into each recorded result's `_meta` (RECEIPT_META_KEY, in
+   * receiptToJson's form), MCP's place for metadata beside a result: the host hands it to its user and passes
+   * only `content` to the model. A receipt that cannot be signed is left out (the result is still returned).
+   */
+  receiptInMeta?: boolean;
 }
+
+/** Where receiptInMeta puts the receipt in a CallToolResult's `_meta`. */
+export const RECEIPT_META_KEY = "zkvai/receipt";
 
 /** callTool's options, plus the host's id for this invocation (the model's tool_use id), its actionId. */
 export type RecordedCallOptions = RequestOptions & { callId?: string };
@@ -181,11 +191,12 @@ export function recordMcpClient<C extends Client>(
     const sent = { ...params, arguments: call.args };
     ours.add(sent);
     try {
-      return await recorder.run(call, async () => {
+      const result = await recorder.run(call, async () => {
         const result = await original.callTool.call(this, sent, resultSchema, requestOptions);
         if (result.isError) throw new FailedResult(result, errorMessage(call.tool, result));
         return result;
       });
+      return opts.receiptInMeta ? await withReceipt(result, recorder.session) : result;
     } catch (e) {
       // The model reads a refusal as the tool's answer, as it reads any failed tool.
       if (isRefusal(e)) return failure(refusalText(call.tool, e));
@@ -195,6 +206,18 @@ export function recordMcpClient<C extends Client>(
 
   target[ATTACHED] = own;
   return client as RecordedClient<C>;
+}
+
+/** The result with a receipt of the session so far in its `_meta`; the result unchanged if none can be signed. */
+async function withReceipt(result: ToolResult, session: Session): Promise<ToolResult> {
+  let receipt: string;
+  try {
+    receipt = receiptToJson(await session.receipt());
+  } catch {
+    return result;
+  }
+  const meta = (result as { _meta?: Record<string, unknown> })._meta;
+  return { ...result, _meta: { ...meta, [RECEIPT_META_KEY]: JSON.parse(receipt) as unknown } } as ToolResult;
 }
 
 function copyOf(tool: string, args: ToolArgs): ToolArgs {

@@ -9,10 +9,12 @@ import { CallToolResultSchema, McpError, type CallToolResult } from "@modelconte
 import { keccak256, toBytes } from "viem";
 import { z } from "zod";
 import { canonicalJson } from "../../sdk/core/canonical.js";
+import { parseReceiptJson, verifyReceipt } from "../../sdk/chain/receipts.js";
 import {
   HarnessInputError,
   detachMcpClient,
   recordMcpClient,
+  RECEIPT_META_KEY,
   type McpApprovalRequest,
   type RecordMcpOptions,
 } from "../../sdk/adapters/mcp.js";
@@ -270,6 +272,24 @@ describe("MCP adapter", () => {
       c.client.callTool({ name: "read_inbox" }, undefined, { task: { ttl: 1000 } } as never),
     ).rejects.toThrow(/task-augmented/);
     expect(c.ran).toHaveLength(1);
+    await c.close();
+    await session.close();
+  });
+
+  it("receiptInMeta: each result carries a receipt of the session so far in _meta, for the host's user", async () => {
+    const session = await ins.open("mcp-receipts");
+    const c = await connect(session, { receiptInMeta: true });
+    await c.client.callTool({ name: "read_inbox" }, undefined, { callId: "r1" });
+    const sent = await c.client.callTool({ name: "send_email", arguments: { to: ALLOWED } }, undefined, {
+      callId: "r2",
+    });
+    const meta = (sent as { _meta?: Record<string, unknown> })._meta?.[RECEIPT_META_KEY];
+    const receipt = parseReceiptJson(JSON.stringify(meta));
+    expect(receipt).toMatchObject({ sessionId: session.sessionId, n: 2, root: session.head(2) });
+    const target = { chainId: ins.chain.chainId, escrow: ins.escrow.address };
+    expect((await verifyReceipt(target, receipt, receipt.signature)).ok).toBe(true);
+    // The model's part is unchanged.
+    expect(textOf(sent)).toBe(`sent to ${ALLOWED}`);
     await c.close();
     await session.close();
   });
