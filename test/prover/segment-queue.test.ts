@@ -226,8 +226,14 @@ describe("segment proving on BullMQ", () => {
     expect(dead.message).toMatch(/claim 101 segment 1 failed after 3 attempt/);
     expect(dead.message).toMatch(/no witness satisfies the circuit/);
     expect([dead.claimId, dead.index, dead.jobId, dead.attemptsMade]).toEqual(["101", 1, broken, 3]);
-    const failures = workers[0]!.events.filter((e) => e.event === "failed" && e.jobId === broken);
-    expect(failures.map((e) => (e as { final: boolean }).final)).toEqual([false, false, true]);
+    // The worker reports its last failure on its own channel, which may arrive after the producer has seen the
+    // job fail for good: wait for the report rather than assume the order.
+    const finals = () =>
+      workers[0]!.events
+        .filter((e) => e.event === "failed" && e.jobId === broken)
+        .map((e) => (e as { final: boolean }).final);
+    await vi.waitFor(() => expect(finals()).toHaveLength(3), { timeout: 60_000, interval: 50 });
+    expect(finals()).toEqual([false, false, true]);
     // Only the forged segment ran: three tries of it, nothing else.
     expect(workers[0]!.events.filter(started("101")).length - before).toBe(3);
     const queue = new Queue<DeadSegment>(DEAD_LETTER_QUEUE, {
@@ -247,7 +253,10 @@ describe("segment proving on BullMQ", () => {
       expect(again).toBeInstanceOf(SegmentDeadLetteredError);
       expect([again!.index, again!.attemptsMade]).toEqual([1, 3]);
       expect(again!.deadLetterId).not.toBe(dead.deadLetterId);
-      expect(workers[0]!.events.filter(started("101")).length - before).toBe(6);
+      await vi.waitFor(() => expect(workers[0]!.events.filter(started("101")).length - before).toBe(6), {
+        timeout: 60_000,
+        interval: 50,
+      });
       const both = (await queue.getJobs(["waiting"])).filter((j) => j.data.jobId === broken);
       expect(both.map((j) => j.id).sort()).toEqual([dead.deadLetterId, again!.deadLetterId].sort());
     } finally {
