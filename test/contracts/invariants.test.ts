@@ -420,7 +420,7 @@ async function step(w: World, c: Cmd): Promise<TransactionReceipt | undefined> {
       if (!s || n < 1) break; // signReceipt refuses n = 0 before anything is sent
       const receipt = { sessionId: s.id, n, root: BigInt(n) + 100n };
       const signature = await signed(fx, receipt, { signer: c.forged ? fx.stranger : providers[s.p] });
-      const poster = users[c.wrongUser ? 1 - s.u : s.u];
+      const poster = users[c.wrongUser ? (s.u + 1) % users.length : s.u];
       const before = await fx.escrow.session(s.id);
       const r = await receiptOrRevert(e(poster).postReceipt(receipt, signature, { spare: c.spare }));
       if (r && (c.forged || c.wrongUser))
