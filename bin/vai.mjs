@@ -4,8 +4,8 @@
 import { existsSync, statSync, utimesSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const sources = fileURLToPath(new URL("../scripts/cli/vai.ts", import.meta.url));
-const compiled = new URL("../dist/scripts/cli/vai.js", import.meta.url);
+const sources = fileURLToPath(new URL("./cli/vai.ts", import.meta.url));
+const compiled = new URL("../dist/bin/cli/vai.js", import.meta.url);
 const args = process.argv.slice(2);
 
 const ABI_FILE = fileURLToPath(new URL("../sdk/chain/generated/escrow-abi.ts", import.meta.url));

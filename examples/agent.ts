@@ -1,7 +1,7 @@
 // What every example agent exports (examples/<framework>/agent.ts), so one runner (scripts/example.ts)
 // can insure any of them and one benchmark (scripts/bench/adapters.ts) can time each with and without
 // its adapter.
-import type { Session } from "../sdk/session.js";
+import type { Session } from "../sdk/provider/session.js";
 
 export const FRAMEWORKS = [
   "ai",

@@ -3,9 +3,9 @@
 // an Outcome; only protocol answers (a refusal, the claim resolved elsewhere, a settle) are final, and an RPC
 // outage never is.
 import { ClaimStatus, type EscrowClient, type TxResult } from "../sdk/chain/escrow.js";
-import type { Logger } from "../sdk/log.js";
+import type { Logger } from "../sdk/provider/log.js";
 import type { Verdict } from "../sdk/core/predicates/index.js";
-import type { TraceStore } from "../sdk/store.js";
+import type { TraceStore } from "../sdk/provider/store.js";
 import {
   checkPublicInputs,
   ClaimError,

@@ -15,9 +15,9 @@ import {
   type Verdict,
 } from "../sdk/core/predicates/index.js";
 import type { TraceRecord } from "../sdk/core/records.js";
-import type { TraceStore } from "../sdk/store.js";
+import type { TraceStore } from "../sdk/provider/store.js";
 import { capacityOfDepth, selectCircuit, verdictLabel } from "../sdk/core/claim.js";
-import { circuitArtifacts, claimCircuits, loadManifest } from "./artifacts/manifest.js";
+import { circuitArtifacts, claimCircuits, loadManifest } from "../sdk/manifest/manifest.js";
 import { prove, verifyLocally, type ProofResult } from "./prove.js";
 import { capacityProblem, claimInput, shapeOf } from "./witness.js";
 import { ZkvaiError } from "../sdk/core/errors.js";

@@ -11,7 +11,7 @@ import type { EncodingProfile } from "../sdk/core/profile.js";
 import type { TraceRecord } from "../sdk/core/records.js";
 import type { ImportOptions } from "../sdk/core/import-vai.js";
 import { readInstances } from "./artifacts/instances.js";
-import { circuitArtifacts, manifestPath } from "./artifacts/manifest.js";
+import { circuitArtifacts, manifestPath } from "../sdk/manifest/manifest.js";
 import { builtCircuitFor } from "./claims.js";
 import { prove, verifyLocally } from "./prove.js";
 import { capacityProblem, claimInput, shapeOf } from "./witness.js";

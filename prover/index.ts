@@ -24,5 +24,5 @@ export {
   verifyArtifactHashes,
   type CircuitEntry,
   type Manifest,
-} from "./artifacts/manifest.js";
+} from "../sdk/manifest/manifest.js";
 export { evaluatePromise, traceImportOptions, type Evaluation, type LocalProof } from "./evaluate.js";

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import * as snarkjs from "snarkjs";
 import { packProof, type Groth16ProofJson } from "../sdk/core/claim.js";
-import type { CircuitArtifacts } from "./artifacts/manifest.js";
+import type { CircuitArtifacts } from "../sdk/manifest/manifest.js";
 import { warmProver } from "./warm-prover.js";
 import { verifyGroth16, withCurveThreads } from "../sdk/chain/groth16.js";
 import type { CircuitInput } from "./witness.js";

@@ -2,7 +2,7 @@
 // watcher depends on this split: an outage must delay an answer, never turn into one (a refusal sends
 // nothing, and a claim left unanswered defaults to the user).
 import { backoffMs, isTransportError, revertName } from "../sdk/chain/retry.js";
-import type { Logger } from "../sdk/log.js";
+import type { Logger } from "../sdk/provider/log.js";
 import { ZkvaiError } from "../sdk/core/errors.js";
 
 export interface RetryPolicy {

@@ -8,8 +8,8 @@
 // outage only postpones the claim).
 import type { Hex } from "viem";
 import { ClaimStatus, type EscrowClient } from "../sdk/chain/escrow.js";
-import { jsonLogger, type Logger } from "../sdk/log.js";
-import type { TraceStore } from "../sdk/store.js";
+import { jsonLogger, type Logger } from "../sdk/provider/log.js";
+import type { TraceStore } from "../sdk/provider/store.js";
 import { ClaimAnswerer, type Outcome } from "./claim-answerer.js";
 import { MemoryBudget } from "./memory-budget.js";
 import { LocalSegmentPool, type SegmentProver } from "./segments/pool.js";

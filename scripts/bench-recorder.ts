@@ -21,8 +21,8 @@ import { embeddedChain } from "../sdk/dev/embedded.js";
 import { LeafLog } from "../sdk/core/leaf-log.js";
 import type { EncodingProfile } from "../sdk/core/profile.js";
 import type { TraceRecord } from "../sdk/core/records.js";
-import { DEFAULT_POLICY, Session, type PromiseRef } from "../sdk/session.js";
-import { TraceStore } from "../sdk/store.js";
+import { DEFAULT_POLICY, Session, type PromiseRef } from "../sdk/provider/session.js";
+import { TraceStore } from "../sdk/provider/store.js";
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);

@@ -19,8 +19,8 @@ import { fileURLToPath } from "node:url";
 import { keccak256, toHex, type Hex } from "viem";
 import type { EscrowClient } from "../sdk/chain/escrow.js";
 import type { CallRecord } from "../sdk/core/records.js";
-import { Session } from "../sdk/session.js";
-import { TraceStore } from "../sdk/store.js";
+import { Session } from "../sdk/provider/session.js";
+import { TraceStore } from "../sdk/provider/store.js";
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);

@@ -11,12 +11,12 @@ import { formatEther, keccak256, parseEther, toHex, type Address } from "viem";
 import { embeddedChain } from "../sdk/dev/embedded.js";
 import { scopedSessionId } from "../sdk/chain/escrow.js";
 import type { EncodingProfile } from "../sdk/core/profile.js";
-import { Session } from "../sdk/session.js";
-import { TraceStore } from "../sdk/store.js";
+import { Session } from "../sdk/provider/session.js";
+import { TraceStore } from "../sdk/provider/store.js";
 import { answerClaim } from "../prover/claims.js";
 import { answerSegmentedClaim } from "../prover/segments/claims.js";
 import { deployZkVai } from "../prover/artifacts/deploy.js";
-import { registerPromise } from "../sdk/promises.js";
+import { registerPromise } from "../sdk/provider/promises.js";
 import { releaseProver } from "../prover/prove.js";
 import { Progress } from "../prover/artifacts/progress.js";
 

@@ -232,14 +232,14 @@ async function mockRows(chain: DevChainHandle) {
 
 /** settle() against the real snarkjs verifiers, with proofs from the prover, as test/e2e does. */
 async function realRows(chain: DevChainHandle) {
-  const { loadManifest } = await import("../prover/artifacts/manifest.js");
+  const { loadManifest } = await import("../sdk/manifest/manifest.js");
   if (!Object.keys(loadManifest().circuits ?? {}).length) return false;
   const { deployZkVai } = await import("../prover/artifacts/deploy.js");
-  const { registerPromise } = await import("../sdk/promises.js");
+  const { registerPromise } = await import("../sdk/provider/promises.js");
   const { answerClaim } = await import("../prover/claims.js");
   const { releaseProver } = await import("../prover/prove.js");
-  const { Session } = await import("../sdk/session.js");
-  const { TraceStore } = await import("../sdk/store.js");
+  const { Session } = await import("../sdk/provider/session.js");
+  const { TraceStore } = await import("../sdk/provider/store.js");
   const [provider, user] = chain.wallets;
   const deployment = await deployZkVai(chain, provider, DEV);
   const escrow = deployment.escrow;

@@ -9,7 +9,7 @@ export {
   randomSecret,
   type CloseResult,
   type SessionOptions,
-} from "./session.js";
+} from "./provider/session.js";
 export {
   StoreConflictError,
   StoreError,
@@ -17,11 +17,11 @@ export {
   type StoredCheckpoint,
   type StoredPromise,
   type StoredSession,
-} from "./store.js";
-export { NoVerifierError, registerPromise, type PromiseSpec } from "./promises.js";
-export { DEFAULT_POLICY, type CheckpointPolicy } from "./checkpointer.js";
-export { jsonLogger, memoryLogger, silentLogger, type Logger } from "./log.js";
-export type { CoveringPromise, PromiseRef } from "./guard.js";
+} from "./provider/store.js";
+export { NoVerifierError, registerPromise, type PromiseSpec } from "./provider/promises.js";
+export { DEFAULT_POLICY, type CheckpointPolicy } from "./provider/checkpointer.js";
+export { jsonLogger, memoryLogger, silentLogger, type Logger } from "./provider/log.js";
+export type { CoveringPromise, PromiseRef } from "./provider/guard.js";
 export * from "./chain/escrow.js";
 export { deployContract, readArtifact, type Deployed } from "./chain/artifacts.js";
 export {

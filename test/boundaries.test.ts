@@ -1,9 +1,18 @@
 // The layers import one way (README "Layout"). Every relative import and dynamic import of the product's
 // TypeScript is resolved to its file, assigned a layer by path, and checked against the table below; package
 // imports are checked where a layer must not load them (I/O in the core, Hardhat outside sdk/dev).
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
+import {
+  codeOf,
+  FOLDER_ORDER,
+  IMPORT,
+  importCircles,
+  relativeEdges,
+  resolveRelative,
+  sourcesUnder,
+  specifiersIn,
+  upwardEdges,
+} from "../scripts/lib/import-graph.js";
 import { REPO_ROOT } from "./helpers/repo.js";
 
 type Layer =
@@ -13,6 +22,7 @@ type Layer =
   | "adapters"
   | "user"
   | "dev"
+  | "manifest"
   | "artifacts"
   | "prover"
   | "cli"
@@ -25,13 +35,25 @@ const ALLOWED: Record<Layer, Layer[]> = {
   chain: ["core"],
   provider: ["core", "chain"],
   adapters: ["core", "chain", "provider"],
-  user: ["core", "chain", "artifacts"],
+  manifest: ["core", "chain"],
+  user: ["core", "chain", "manifest"],
   dev: ["core", "chain"],
-  artifacts: ["core", "chain"],
-  prover: ["core", "chain", "provider", "artifacts"],
-  cli: ["core", "chain", "provider", "user", "dev", "artifacts", "prover"],
-  devtools: ["core", "chain", "provider", "user", "dev", "artifacts", "prover", "cli", "examples"],
-  examples: ["core", "chain", "provider", "adapters", "user", "dev", "artifacts", "prover"],
+  artifacts: ["core", "chain", "manifest"],
+  prover: ["core", "chain", "provider", "manifest", "artifacts"],
+  cli: ["core", "chain", "provider", "user", "dev", "manifest", "artifacts", "prover"],
+  devtools: [
+    "core",
+    "chain",
+    "provider",
+    "user",
+    "dev",
+    "manifest",
+    "artifacts",
+    "prover",
+    "cli",
+    "examples",
+  ],
+  examples: ["core", "chain", "provider", "adapters", "user", "dev", "manifest", "artifacts", "prover"],
 };
 
 /**
@@ -48,6 +70,7 @@ const FORBIDDEN_PACKAGES: Partial<Record<Layer, RegExp>> = {
   chain: forbid("hardhat"),
   provider: forbid("hardhat|snarkjs"),
   adapters: /^(hardhat|snarkjs|better-sqlite3)(\/|$)/,
+  manifest: forbid("hardhat|snarkjs|better-sqlite3|viem"),
   user: forbid("hardhat"),
   dev: forbid("snarkjs"),
   artifacts: forbid("hardhat"),
@@ -61,40 +84,25 @@ function layerOf(rel: string): Layer | undefined {
   if (rel.startsWith("sdk/user/")) return "user";
   if (rel.startsWith("sdk/dev/")) return "dev";
   if (rel.startsWith("sdk/adapters/")) return "adapters";
-  if (rel.startsWith("sdk/")) return "provider";
+  if (rel.startsWith("sdk/manifest/")) return "manifest";
+  if (rel.startsWith("sdk/provider/") || rel === "sdk/index.ts") return "provider";
   if (rel.startsWith("prover/artifacts/")) return "artifacts";
   if (rel.startsWith("prover/")) return "prover";
-  if (rel.startsWith("scripts/cli/") || rel.startsWith("bin/")) return "cli";
+  if (rel.startsWith("bin/")) return "cli";
   if (rel.startsWith("scripts/")) return "devtools";
   if (rel.startsWith("examples/")) return "examples";
   return undefined;
 }
 
-function sources(dir: string): string[] {
-  return readdirSync(path.join(REPO_ROOT, dir)).flatMap((name) => {
-    const rel = `${dir}/${name}`;
-    if (name === "generated" || name === "node_modules") return [];
-    if (statSync(path.join(REPO_ROOT, rel)).isDirectory()) return sources(rel);
-    return /\.(ts|mjs)$/.test(name) && !name.endsWith(".d.ts") ? [rel] : [];
-  });
-}
+const sources = (dir: string): string[] => sourcesUnder(REPO_ROOT, dir);
 
-// Static imports and re-exports, side-effect imports, dynamic imports (string or template literal without
-// substitutions) and createRequire(...)(...) loads.
-const IMPORT =
-  /(?:^|[^\w.])(?:import|export)\s[^;]*?from\s*["']([^"']+)["']|(?:^|[^\w.])import\s*["']([^"']+)["']|import\(\s*["'`]([^"'`$]+)["'`]\s*\)|createRequire\([^)]*\)\(\s*["']([^"']+)["']\s*\)/gs;
 /** A dynamic import whose specifier is computed cannot be checked here; each one must be listed. */
 const COMPUTED_IMPORT = /import\(\s*(?!["'`][^"'`$]+["'`]\s*\))[^)]/g;
 // The bin loads the CLI from sources or from dist/; circomlibjs ships no types, so tsc is kept off it.
 const COMPUTED_ALLOWED = new Set(["bin/vai.mjs", "scripts/lib/circomlib-poseidon.ts"]);
 
-function textOf(rel: string): string {
-  return readFileSync(path.join(REPO_ROOT, rel), "utf8").replace(/^\s*\/\/.*$/gm, "");
-}
-
-function importsOf(rel: string): string[] {
-  return [...textOf(rel).matchAll(IMPORT)].map((m) => m[1] ?? m[2] ?? m[3] ?? m[4]);
-}
+const textOf = (rel: string): string => codeOf(REPO_ROOT, rel);
+const importsOf = (rel: string): string[] => specifiersIn(textOf(rel));
 
 /** The package's own entry points, imported by name, are layers too. */
 const SELF: Record<string, string> = {
@@ -111,11 +119,9 @@ const SELF: Record<string, string> = {
   ),
 };
 
-function resolve(from: string, spec: string): string {
-  return path.posix.normalize(path.posix.join(path.posix.dirname(from), spec)).replace(/\.js$/, ".ts");
-}
+const resolve = resolveRelative;
 
-const files = ["sdk", "prover", "scripts", "bin", "examples"].flatMap(sources);
+const files = FOLDER_ORDER.flatMap(sources);
 
 describe("import boundaries", () => {
   it("finds the product's sources in every layer", () => {
@@ -148,11 +154,29 @@ describe("import boundaries", () => {
     expect(broken).toEqual([]);
   });
 
+  it("no import runs back up from a lower top-level folder (sdk < prover < bin < examples, scripts)", () => {
+    const upward = upwardEdges(relativeEdges(REPO_ROOT)).map((e) => `${e.from} -> ${e.to}`);
+    expect(upward).toEqual([]);
+  });
+
+  it("no two files import each other, directly or around a circle", () => {
+    expect(importCircles(relativeEdges(REPO_ROOT))).toEqual([]);
+  });
+
   it("the checker itself catches a wrong-way import", () => {
-    expect(ALLOWED.core.includes(layerOf("sdk/session.ts")!)).toBe(false);
-    expect(ALLOWED.prover.includes(layerOf("scripts/cli/common.ts")!)).toBe(false);
+    expect(upwardEdges([{ from: "sdk/user/a.ts", to: "prover/artifacts/b.ts" }])).toHaveLength(1);
+    expect(upwardEdges([{ from: "bin/cli/a.ts", to: "prover/b.ts" }])).toHaveLength(0);
+    const circle = [
+      { from: "a.ts", to: "b.ts" },
+      { from: "b.ts", to: "c.ts" },
+      { from: "c.ts", to: "a.ts" },
+      { from: "c.ts", to: "d.ts" },
+    ];
+    expect(importCircles(circle)).toEqual([["a.ts", "b.ts", "c.ts"]]);
+    expect(ALLOWED.core.includes(layerOf("sdk/provider/session.ts")!)).toBe(false);
+    expect(ALLOWED.prover.includes(layerOf("bin/cli/common.ts")!)).toBe(false);
     expect(ALLOWED.cli.includes(layerOf("scripts/bench/cli.ts")!)).toBe(false);
-    expect(importsOf("sdk/session.ts").some((s) => s.endsWith("/chain/escrow.js"))).toBe(true);
+    expect(importsOf("sdk/provider/session.ts").some((s) => s.endsWith("/chain/escrow.js"))).toBe(true);
     expect(FORBIDDEN_PACKAGES.core!.test("node:fs")).toBe(true);
     expect(FORBIDDEN_PACKAGES.core!.test("fs")).toBe(true);
     expect(FORBIDDEN_PACKAGES.prover!.test("hardhat/config")).toBe(true);

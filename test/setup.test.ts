@@ -11,7 +11,7 @@ import {
   MANIFEST_PATH,
   verifyArtifactHashes,
   type Manifest,
-} from "../prover/artifacts/manifest.js";
+} from "../sdk/manifest/manifest.js";
 import { readInstances } from "../prover/artifacts/instances.js";
 import { PREDICATES } from "../sdk/core/predicates/index.js";
 

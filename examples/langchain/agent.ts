@@ -10,7 +10,7 @@ import { AIMessage, createAgent, initChatModel, ToolMessage, tool, type BaseMess
 import { fakeModel } from "@langchain/core/testing";
 import { z } from "zod";
 import { recordLangChain } from "../../sdk/adapters/langchain.js";
-import type { Session } from "../../sdk/session.js";
+import type { Session } from "../../sdk/provider/session.js";
 import { INBOX, type AgentResult, type AgentRun, type Scenario } from "../agent.js";
 
 const SYSTEM =

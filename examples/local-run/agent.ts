@@ -11,8 +11,8 @@ import { EscrowClient, scopedSessionId } from "../../sdk/chain/escrow.js";
 import { readDeployment } from "../../sdk/chain/deployment.js";
 import { rpcChain } from "../../sdk/chain/network.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
-import { Session } from "../../sdk/session.js";
-import { TraceStore } from "../../sdk/store.js";
+import { Session } from "../../sdk/provider/session.js";
+import { TraceStore } from "../../sdk/provider/store.js";
 
 const { values } = parseArgs({
   options: {

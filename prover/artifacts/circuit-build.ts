@@ -11,19 +11,19 @@ import * as snarkjs from "snarkjs";
 import { compileKey, compileMain, filesMatch, type CompileJob, type CompileState } from "./compile.js";
 import type { Instance } from "./instances.js";
 import { mainSource, type MainSpec } from "./main-source.js";
-import type { ZkeyContribution } from "./manifest.js";
+import type { ZkeyContribution } from "../../sdk/manifest/manifest.js";
 import type { Progress } from "./progress.js";
 import { writeDevZkey } from "./devzkey.js";
 import { snarkLogger, type PtauChoice } from "./ptau.js";
-import { buildTools, readJson, ROOT } from "./repo.js";
+import { buildTools, readJson, ROOT } from "../../sdk/manifest/packages.js";
 import { sha256File, sha256Hex, tempName, writeFileAtomic } from "./zkfiles.js";
-import { renderVerifier, verifierSource, vkeyFileText } from "./verifier-source.js";
+import { renderVerifier, verifierSource, vkeyFileText } from "../../sdk/manifest/verifier-source.js";
 
 // The build's entry points, for the scripts and tests that import them from here.
 export { compileMain, sourcesHash, type Compiled, type CompileJob } from "./compile.js";
 export { loadInstances, readInstances, type Instance } from "./instances.js";
 export { mainSource, type MainSpec } from "./main-source.js";
-export { buildTools, pkgBin, pkgVersion, readJson, rel, ROOT } from "./repo.js";
+export { buildTools, pkgBin, pkgVersion, readJson, rel, ROOT } from "../../sdk/manifest/packages.js";
 
 /** Per-circuit cache record. A stage's key is written only after all of its outputs are in place. */
 export interface CircuitState extends CompileState {

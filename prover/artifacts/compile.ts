@@ -13,7 +13,7 @@ import { link, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/p
 import path from "node:path";
 import { FIELD_MODULUS } from "../../sdk/core/hash.js";
 import { mainSource, type MainSpec } from "./main-source.js";
-import { pkgBin, pkgVersion, readJson, rel, ROOT } from "./repo.js";
+import { pkgBin, pkgVersion, readJson, rel, ROOT } from "../../sdk/manifest/packages.js";
 import {
   readR1csHeader,
   removeDebris,

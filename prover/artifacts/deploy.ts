@@ -11,7 +11,7 @@ import {
   checkpointSlots,
   DEFAULT_RECEIPT_WINDOW_S,
 } from "../../sdk/core/checkpoints.js";
-import { claimCircuits, loadManifest, manifestSha256, segmentCircuits } from "./manifest.js";
+import { claimCircuits, loadManifest, manifestSha256, segmentCircuits } from "../../sdk/manifest/manifest.js";
 
 /** What deploying returns: a client for the new escrow, the deployment's record, and what each step cost. */
 export interface ZkVaiDeployment {

@@ -10,7 +10,7 @@ import path from "node:path";
 import { PUBLIC_INPUTS, SEGMENT_PUBLIC_INPUTS } from "../../sdk/core/claim.js";
 import { findPredicate } from "../../sdk/core/predicates/index.js";
 import { isPoseidonTemplate, POSEIDON_TEMPLATES, type PoseidonTemplate } from "./poseidon-choice.js";
-import { rel, ROOT } from "./repo.js";
+import { rel, ROOT } from "../../sdk/manifest/packages.js";
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

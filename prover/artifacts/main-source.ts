@@ -4,7 +4,7 @@
 
 import path from "node:path";
 import { poseidonChoice, type PoseidonTemplate } from "./poseidon-choice.js";
-import { ROOT } from "./repo.js";
+import { ROOT } from "../../sdk/manifest/packages.js";
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

@@ -14,7 +14,7 @@ import {
   withEmbeddedKeys,
   type CircuitEntry,
   type Manifest,
-} from "./manifest.js";
+} from "../../sdk/manifest/manifest.js";
 import {
   buildTools,
   compileCircuit,

@@ -4,7 +4,7 @@
 // so a crash late in a long run keeps what finished.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { claimCircuits, loadManifest } from "../../prover/artifacts/manifest.js";
+import { claimCircuits, loadManifest } from "../../sdk/manifest/manifest.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { releaseProver } from "../../prover/prove.js";
 import { loadInstances, ROOT } from "../../prover/artifacts/circuit-build.js";

@@ -2,7 +2,7 @@
 // capacities whose keys cost too much, and a fitted a + b·N + c·N² extrapolation past what compiles in
 // reasonable time. Every count is at the protocol's fold size, K = checkpointSlots(N) entries; the cost of
 // one entry comes from the checkpoint lookup alone (CheckpointFold + CheckpointHeads) at K and K − 1.
-import { claimCircuits, loadManifest } from "../../prover/artifacts/manifest.js";
+import { claimCircuits, loadManifest } from "../../sdk/manifest/manifest.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { evaluatePoly, polyFit, type Fit } from "./analysis.js";
 import { checkpointLookupCount, commitmentCount, predicateCount } from "./compile.js";

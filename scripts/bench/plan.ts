@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { buildTools, currentSourceHash, ROOT, type Instance } from "../../prover/artifacts/circuit-build.js";
-import { loadManifest, type Manifest } from "../../prover/artifacts/manifest.js";
+import { loadManifest, type Manifest } from "../../sdk/manifest/manifest.js";
 import { runTool } from "../../prover/artifacts/zkfiles.js";
 import { capacityOfDepth } from "../../sdk/core/claim.js";
 

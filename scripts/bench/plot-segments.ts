@@ -3,7 +3,7 @@
 // projection, from the 1-worker runs), and the settlement gas per claim. One series per predicate; only measured sessions are points.
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { ROOT } from "../../prover/artifacts/repo.js";
+import { ROOT } from "../../sdk/manifest/packages.js";
 
 interface Result {
   predicate: string;

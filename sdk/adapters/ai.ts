@@ -35,7 +35,7 @@ import {
   type InvalidCallError,
   type StoreUnavailableError,
 } from "../core/errors.js";
-import type { Session } from "../session.js";
+import type { Session } from "../provider/session.js";
 import {
   HarnessInputError,
   HarnessRecorder,

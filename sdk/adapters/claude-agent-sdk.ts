@@ -43,9 +43,9 @@ import type {
 import { canonicalJson, type Json } from "../core/canonical.js";
 import { InvalidCallError } from "../core/errors.js";
 import { messageOf } from "../core/record-checks.js";
-import { recordableText, snapshotArgs } from "../session-limits.js";
-import { storedResult } from "../session-results.js";
-import type { Session } from "../session.js";
+import { recordableText, snapshotArgs } from "../provider/session-limits.js";
+import { storedResult } from "../provider/session-results.js";
+import type { Session } from "../provider/session.js";
 import { ask, checkApprovals, denialText, type ClaudeAgentApprovals } from "./claude-agent-sdk-approvals.js";
 import {
   HarnessInputError,

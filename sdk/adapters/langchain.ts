@@ -23,7 +23,7 @@ import { randomUUID } from "node:crypto";
 import { createMiddleware, ToolInvocationError, ToolMessage, type AgentMiddleware } from "langchain";
 import { CallNotRunError, IdempotencyConflictError, RecordedToolError } from "../core/errors.js";
 import type { Json } from "../core/canonical.js";
-import type { Session } from "../session.js";
+import type { Session } from "../provider/session.js";
 import {
   FailedResult,
   HarnessRecorder,

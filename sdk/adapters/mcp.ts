@@ -33,7 +33,7 @@ import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.j
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { randomUUID } from "node:crypto";
 import { receiptToJson } from "../chain/receipts.js";
-import type { Session } from "../session.js";
+import type { Session } from "../provider/session.js";
 import {
   FailedResult,
   HarnessInputError,

@@ -51,7 +51,7 @@ import {
 } from "@openai/agents";
 import { randomUUID } from "node:crypto";
 import type { TraceRecord } from "../core/records.js";
-import type { Session } from "../session.js";
+import type { Session } from "../provider/session.js";
 import {
   FailedResult,
   HarnessInputError,

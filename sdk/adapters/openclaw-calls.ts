@@ -13,7 +13,7 @@
 // minted id: a repeat is recorded twice (over-recorded, never merged). Its after_tool_call finishes the
 // oldest open minted call of the same session, run, tool and params, once.
 import { randomUUID } from "node:crypto";
-import type { Session } from "../session.js";
+import type { Session } from "../provider/session.js";
 import type { Gate, HarnessCall, HarnessRecorder } from "./recorder.js";
 import { OutcomeUnknownError, toolArgs } from "./recorder.js";
 import { CallNotRunError, IdempotencyConflictError, ZkvaiError } from "../core/errors.js";

@@ -8,7 +8,7 @@
 //   gate begin() returns says whether the framework may run the tool.
 // The framework's call id is the record's actionId. A hook that fires twice for one call gets the first
 // one's gate (OpenClaw fires before_tool_call up to 3 times, openclaw#15502), and a finished call's
-// actionId replays its stored outcome instead of running again (sdk/session-ledger.ts).
+// actionId replays its stored outcome instead of running again (sdk/provider/session-ledger.ts).
 // Approvals become authorization records with approve(). No framework reports who decided in a way an
 // adapter could trust, so the authority is always the integrator's to give: nothing here assumes "human".
 import { canonicalJson, type Json } from "../core/canonical.js";
@@ -27,7 +27,7 @@ import {
   type AuthorizationRecord,
   type TraceRecord,
 } from "../core/records.js";
-import type { Session } from "../session.js";
+import type { Session } from "../provider/session.js";
 
 export type Decision = AuthorizationRecord["decision"];
 export type Authority = AuthorizationRecord["authority"];
@@ -159,7 +159,7 @@ export class HarnessRecorder {
   /**
    * Runs a tool through Session.call with the framework's call id as its actionId: the result, or the
    * error (re-thrown), is stored before this settles, and the caller gets the tool's own value even when
-   * the record can hold only a marker for it (sdk/session-results.ts). A FailedResult thrown by execute is recorded as
+   * the record can hold only a marker for it (sdk/provider/session-results.ts). A FailedResult thrown by execute is recorded as
    * the call's error and its value returned. A refusal (isRefusal) is thrown for the adapter to turn
    * into the framework's denial.
    */

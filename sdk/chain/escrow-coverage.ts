@@ -19,7 +19,7 @@ export interface RegisteredPromise {
 /**
  * The provider's promises that are not retired, in id order: PromiseRegistered events since the client's
  * fromBlock, each read once for its retirement. One home for openSession's "auto" cover and Session.open's
- * profile check (sdk/session-promises.ts).
+ * profile check (sdk/provider/session-promises.ts).
  */
 export async function activeRegistrations(
   escrow: EscrowClient,

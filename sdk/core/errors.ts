@@ -23,8 +23,8 @@
 //   sdk/core/segments.ts      SEGMENT_ERROR
 //   sdk/chain/deployment.ts   BAD_DEPLOYMENT
 //   sdk/chain/escrow-errors.ts ESCROW_REVERTED, ESCROW_TX_FAILED
-//   sdk/store.ts              STORE_CONFLICT, STORE_FAILED
-//   sdk/promises.ts           NO_VERIFIER
+//   sdk/provider/store.ts              STORE_CONFLICT, STORE_FAILED
+//   sdk/provider/promises.ts           NO_VERIFIER
 //   sdk/adapters              BAD_HARNESS_INPUT, OUTCOME_UNKNOWN, FAILED_RESULT, TOOL_REFUSED,
 //                             OPENCLAW_TOOL_ERROR
 //   sdk/user                  SETTLEMENT_INVALID, SETTLEMENT_UNCHECKABLE, NO_SUCH_CLAIM,
@@ -39,7 +39,7 @@
 //   prover/segments           SEGMENT_PROOF_FAILED, SEGMENT_WORKER_DIED, SEGMENT_DEAD_LETTERED,
 //                             SEGMENT_QUEUE_TIMEOUT, SEGMENT_PROOF_REJECTED
 //   prover/artifacts          TOOL_FAILED, BAD_MANIFEST
-//   scripts/cli               ALREADY_REPORTED, BAD_CEREMONY_USAGE, CLAIM_NOT_DUE
+//   bin/cli               ALREADY_REPORTED, BAD_CEREMONY_USAGE, CLAIM_NOT_DUE
 
 /**
  * Root of every zkVAI error. Subclasses keep their own `name`; each declares

@@ -40,7 +40,7 @@ export interface AuthorizationRecord {
   scope: (typeof SCOPES)[number];
   policyId?: string;
   /**
-   * The recorder's idempotency key for this event (sdk/session.ts): stored with the
+   * The recorder's idempotency key for this event (sdk/provider/session.ts): stored with the
    * record so a retry after a crash is recognised, but not part of its leaf.
    */
   eventId?: string;
@@ -68,7 +68,7 @@ export class RecordError extends ZkvaiError {
  * One argument value and one result may each be 1 MiB, one stored record 4 MiB. The Session
  * refuses a call before its tool runs unless its record, with a result of MAX_RESULT_BYTES,
  * still fits MAX_RECORD_BYTES, so a record is never refused after the tool ran: a larger
- * result is recorded as the call's error instead (sdk/session.ts).
+ * result is recorded as the call's error instead (sdk/provider/session.ts).
  */
 export const MAX_ARG_BYTES = 1 << 20;
 export const MAX_RESULT_BYTES = 1 << 20;
@@ -231,7 +231,7 @@ export function checkContiguous(records: readonly TraceRecord[]): void {
   });
 }
 
-/** A record as a producer describes it; the recorder (sdk/session.ts) assigns seq and ts. */
+/** A record as a producer describes it; the recorder (sdk/provider/session.ts) assigns seq and ts. */
 export type RecordBody = TraceRecord extends infer R
   ? R extends TraceRecord
     ? Omit<R, "seq" | "ts">

@@ -7,7 +7,7 @@ import { zeroAddress, type Address, type Hex } from "viem";
 import { Coverage, EscrowClient } from "../chain/escrow.js";
 import { type ChainHandle } from "../chain/network.js";
 import { PREDICATES } from "../core/predicates/index.js";
-import { manifestPath as defaultManifestPath, type Manifest } from "../../prover/artifacts/manifest.js";
+import { manifestPath as defaultManifestPath, type Manifest } from "../manifest/manifest.js";
 import {
   checkEscrowContracts,
   checkVerifier,

@@ -9,7 +9,7 @@ import { ESCROW_ABI } from "../chain/generated/escrow-abi.js";
 import type { ChainHandle } from "../chain/network.js";
 import { capacityOfDepth } from "../core/claim.js";
 import { poseidon } from "../core/hash.js";
-import type { CircuitEntry, Manifest, VerificationKey } from "../../prover/artifacts/manifest.js";
+import type { CircuitEntry, Manifest, VerificationKey } from "../manifest/manifest.js";
 import { codeAt, expectedVerifier, SettlementInvalid } from "./evidence.js";
 import { packageContract, sameCode } from "./expected-code.js";
 

@@ -1,7 +1,7 @@
 // What a user's check can answer besides "valid": a link of the chain of evidence that does not hold (NOT valid),
 // evidence that cannot be examined here (NOT verified), and a claim with no proof to check: none with that id,
 // or one not settled by a proof (still open, or defaulted). Each has its own code, and `vai verify` its own
-// line and exit code (scripts/cli/verify.ts).
+// line and exit code (bin/cli/verify.ts).
 import { ZkvaiError } from "../core/errors.js";
 
 /** A link of the chain of evidence that does not hold; its message is the reason. */

@@ -18,14 +18,14 @@ import {
   type FileRef,
   type Manifest,
   type VerificationKey,
-} from "../../prover/artifacts/manifest.js";
-import { verifierSource, vkeyFileText } from "../../prover/artifacts/verifier-source.js";
-import { pkgVersion } from "../../prover/artifacts/repo.js";
+} from "../manifest/manifest.js";
+import { verifierSource, vkeyFileText } from "../manifest/verifier-source.js";
+import { pkgVersion } from "../manifest/packages.js";
 import { compileContract, sameCode, SETTINGS_LABEL, type ExpectedCode } from "./expected-code.js";
 import { SettlementInvalid, SettlementUncheckable } from "./errors.js";
-export { ManifestError } from "../../prover/artifacts/manifest.js";
+export { ManifestError } from "../manifest/manifest.js";
 export { SettlementInvalid, SettlementUncheckable } from "./errors.js";
-export type { VerificationKey } from "../../prover/artifacts/manifest.js";
+export type { VerificationKey } from "../manifest/manifest.js";
 
 const sha256 = (data: Buffer | string) => createHash("sha256").update(data).digest("hex");
 

@@ -12,7 +12,7 @@ export {
 } from "./deployment-check.js";
 export { checkPromise, type PromiseReport } from "./check-promise.js";
 export { ClaimNotSettled, NoSuchClaim, SettlementInvalid, SettlementUncheckable } from "./errors.js";
-export { ManifestError, readManifest } from "../../prover/artifacts/manifest.js";
+export { ManifestError, readManifest } from "../manifest/manifest.js";
 export { rpcChain, type ChainHandle } from "../chain/network.js";
 // Receipts the provider hands the user during a session: checked here as the escrow's postReceipt will check them.
 export {

@@ -12,7 +12,7 @@ import { unpackProof } from "../core/claim.js";
 import { claimContext } from "../core/hash.js";
 import { predicateByCode } from "../core/predicates/index.js";
 import { segmentClaimDigest, SEGMENT_SATISFIED, SEGMENT_VIOLATED } from "../core/segments.js";
-import type { Manifest } from "../../prover/artifacts/manifest.js";
+import type { Manifest } from "../manifest/manifest.js";
 import { checkVerifier, insecureKeys } from "./deployment-check.js";
 import { SettlementInvalid } from "./errors.js";
 import { checkCredited, type SettlementReport } from "./verify-settlement.js";

@@ -14,11 +14,7 @@ import { describeError } from "../chain/retry.js";
 import { PUBLIC_INPUTS, unpackProof, type PublicInputName } from "../core/claim.js";
 import { claimContext } from "../core/hash.js";
 import { predicateByCode } from "../core/predicates/index.js";
-import {
-  manifestPath as defaultManifestPath,
-  type Manifest,
-  readManifest,
-} from "../../prover/artifacts/manifest.js";
+import { manifestPath as defaultManifestPath, type Manifest, readManifest } from "../manifest/manifest.js";
 import { checkEscrowContracts, checkVerifier, insecureKeys } from "./deployment-check.js";
 import { ClaimNotSettled, NoSuchClaim, SettlementInvalid, SettlementUncheckable } from "./errors.js";
 import { verifySegmentedSettlement } from "./verify-segments.js";

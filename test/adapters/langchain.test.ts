@@ -19,7 +19,7 @@ import {
   recordLangChain,
   type LangChainAdapterOptions,
 } from "../../sdk/adapters/langchain.js";
-import type { Session } from "../../sdk/session.js";
+import type { Session } from "../../sdk/provider/session.js";
 import { exampleAgent, runAgent, scriptedModel } from "../../examples/langchain/agent.js";
 import { ALLOWED, ATTACKER, PAID, insurance, type Insurance } from "./insurance.js";
 

@@ -18,7 +18,7 @@ import {
   type McpApprovalRequest,
   type RecordMcpOptions,
 } from "../../sdk/adapters/mcp.js";
-import type { Session } from "../../sdk/session.js";
+import type { Session } from "../../sdk/provider/session.js";
 import { ScriptedModel, runMcpAgent } from "../../examples/mcp/agent.js";
 import { ALLOWED, ATTACKER, PAID, insurance, type Insurance } from "./insurance.js";
 

@@ -11,7 +11,7 @@ import {
   type OpenClawApprovals,
   type PluginApprovalResolution,
 } from "../../sdk/adapters/openclaw.js";
-import type { Session } from "../../sdk/session.js";
+import type { Session } from "../../sdk/provider/session.js";
 import { OPENCLAW_SESSION, ScriptedModel, runOpenClawAgent } from "../../examples/openclaw/agent.js";
 import {
   DENIED_REASON,

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { buildBn128 } from "ffjavascript";
 import * as snarkjs from "snarkjs";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { runCeremony } from "../../scripts/cli/ceremony.js";
+import { runCeremony } from "../../bin/cli/ceremony.js";
 import { compileTestCircuit, type TestCircuit } from "../helpers/circuit.js";
 
 const dir = mkdtempSync(join(tmpdir(), "zkvai-ceremony-"));

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { check } from "../../scripts/cli/check.js";
+import { check } from "../../bin/cli/check.js";
 import { agentDojoCases } from "../helpers/agentdojo.js";
 
 const dir = mkdtempSync(join(tmpdir(), "zkvai-cli-"));

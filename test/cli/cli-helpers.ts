@@ -58,14 +58,14 @@ export async function pooled<T>(tasks: (() => Promise<T>)[], limit = 3): Promise
 }
 
 /**
- * The same command line in this process (scripts/cli/main.ts's runVai, which bin/vai.mjs runs): for the many
+ * The same command line in this process (bin/cli/main.ts's runVai, which bin/vai.mjs runs): for the many
  * cases where process start-up, not the command, would be the cost. Runs must not overlap.
  */
 export async function vaiInProcess(
   args: string[],
   env: Record<string, string | undefined> = {},
 ): Promise<VaiRun> {
-  const { runVai } = await import("../../scripts/cli/main.js");
+  const { runVai } = await import("../../bin/cli/main.js");
   const saved = process.env;
   process.env = {
     ...Object.fromEntries(Object.entries(saved).filter(([k]) => !k.startsWith("VAI_"))),

@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RPC_URL, loadConfig, rpcUrlFor } from "../../scripts/cli/config.js";
-import { InputError } from "../../scripts/cli/common.js";
+import { DEFAULT_RPC_URL, loadConfig, rpcUrlFor } from "../../bin/cli/config.js";
+import { InputError } from "../../bin/cli/common.js";
 
 const KEY_A = `0x${"a1".repeat(32)}`;
 const KEY_B = `0x${"b2".repeat(32)}`;

@@ -8,8 +8,8 @@ import { paramsHashOf, predicateById } from "../../sdk/core/predicates/index.js"
 import { profileHash, type EncodingProfile } from "../../sdk/core/profile.js";
 import { devRpcChain, type DevChainHandle } from "../../sdk/dev/embedded.js";
 import { startHardhatNode, type HardhatNode } from "../../sdk/dev/hardhat-node.js";
-import { Session } from "../../sdk/session.js";
-import { TraceStore } from "../../sdk/store.js";
+import { Session } from "../../sdk/provider/session.js";
+import { TraceStore } from "../../sdk/provider/store.js";
 import { deployZkVai } from "../../prover/artifacts/deploy.js";
 import { tempWorkspace, vaiInProcess } from "./cli-helpers.js";
 

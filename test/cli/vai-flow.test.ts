@@ -11,9 +11,9 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EscrowClient, scopedSessionId } from "../../sdk/chain/escrow.js";
 import { privateKeyWallet, rpcChain } from "../../sdk/chain/network.js";
-import { Session } from "../../sdk/session.js";
-import { TraceStore } from "../../sdk/store.js";
-import { loadManifest } from "../../prover/artifacts/manifest.js";
+import { Session } from "../../sdk/provider/session.js";
+import { TraceStore } from "../../sdk/provider/store.js";
+import { loadManifest } from "../../sdk/manifest/manifest.js";
 import { freePort, startHardhatNode, type HardhatNode } from "../../sdk/dev/hardhat-node.js";
 import { DEV_KEYS, tempWorkspace, vai, vaiInProcess } from "./cli-helpers.js";
 

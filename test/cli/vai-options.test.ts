@@ -2,7 +2,7 @@
 // one line, nothing sent), not with parseArgs' "argument is ambiguous"; and the CLI prints times as dates
 // and waits as durations. Parsing refuses before any node is contacted, so no chain is needed here.
 import { describe, expect, it } from "vitest";
-import { durationText, isoTime, parseCommand, refuseNegativeNumbers } from "../../scripts/cli/common.js";
+import { durationText, isoTime, parseCommand, refuseNegativeNumbers } from "../../bin/cli/common.js";
 import { InputError } from "../../sdk/core/errors.js";
 import { vaiInProcess } from "./cli-helpers.js";
 

@@ -6,9 +6,9 @@
 // session, so a claim on it is paid.
 import { describe, expect, it } from "vitest";
 import { Coverage } from "../../sdk/chain/escrow.js";
-import { memoryLogger } from "../../sdk/log.js";
+import { memoryLogger } from "../../sdk/provider/log.js";
 import { profileHash } from "../../sdk/core/profile.js";
-import { Session } from "../../sdk/session.js";
+import { Session } from "../../sdk/provider/session.js";
 import { freshId, PROFILE as SESSION_PROFILE, sessionEnv } from "../sdk/session-fixture.js";
 import {
   at,

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Job, Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadManifest } from "../../prover/artifacts/manifest.js";
+import { loadManifest } from "../../sdk/manifest/manifest.js";
 import { ClaimWatcher } from "../../prover/watcher.js";
 import {
   DEAD_LETTER_QUEUE,

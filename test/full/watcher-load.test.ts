@@ -8,15 +8,15 @@ import { join } from "node:path";
 import { parseEther, type Hex } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
 import { deployZkVai } from "../../prover/artifacts/deploy.js";
-import { registerPromise } from "../../sdk/promises.js";
+import { registerPromise } from "../../sdk/provider/promises.js";
 import { releaseProver } from "../../prover/prove.js";
 import { ClaimWatcher } from "../../prover/watcher.js";
 import { embeddedChain } from "../../sdk/dev/embedded.js";
 import { scopedSessionId } from "../../sdk/chain/escrow.js";
-import { memoryLogger } from "../../sdk/log.js";
+import { memoryLogger } from "../../sdk/provider/log.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
-import { Session } from "../../sdk/session.js";
-import { TraceStore } from "../../sdk/store.js";
+import { Session } from "../../sdk/provider/session.js";
+import { TraceStore } from "../../sdk/provider/store.js";
 
 /** An in-process development chain: claims settle right after close (production waits RECEIPT_WINDOW, `vai deploy`). */
 const DEV = { receiptWindow: 0 };

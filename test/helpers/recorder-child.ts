@@ -3,8 +3,8 @@
 import { getAddress, type Hex } from "viem";
 import { EscrowClient } from "../../sdk/chain/escrow.js";
 import { rpcChain } from "../../sdk/chain/network.js";
-import { Session } from "../../sdk/session.js";
-import { TraceStore } from "../../sdk/store.js";
+import { Session } from "../../sdk/provider/session.js";
+import { TraceStore } from "../../sdk/provider/store.js";
 
 const env = (name: string): string => {
   const v = process.env[name];

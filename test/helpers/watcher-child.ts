@@ -3,8 +3,8 @@
 import { getAddress } from "viem";
 import { EscrowClient } from "../../sdk/chain/escrow.js";
 import { rpcChain } from "../../sdk/chain/network.js";
-import { jsonLogger } from "../../sdk/log.js";
-import { TraceStore } from "../../sdk/store.js";
+import { jsonLogger } from "../../sdk/provider/log.js";
+import { TraceStore } from "../../sdk/provider/store.js";
 import { ClaimWatcher } from "../../prover/watcher.js";
 
 const env = (name: string): string => {

@@ -6,7 +6,7 @@ import {
   proofMemoryEstimate,
   proofMemoryEstimateOfZkey,
 } from "../../prover/memory-budget.js";
-import { circuitArtifacts } from "../../prover/artifacts/manifest.js";
+import { circuitArtifacts } from "../../sdk/manifest/manifest.js";
 
 const MiB = 2 ** 20;
 const flush = () => new Promise((r) => setImmediate(r));

@@ -21,7 +21,7 @@ import {
 import { deployEscrow, deployPoseidon3, EscrowClient } from "../../sdk/chain/escrow.js";
 import { embeddedChain } from "../../sdk/dev/embedded.js";
 import { readArtifact } from "../../sdk/chain/artifacts.js";
-import { memoryLogger } from "../../sdk/log.js";
+import { memoryLogger } from "../../sdk/provider/log.js";
 
 const refused = () =>
   Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:8545"), { code: "ECONNREFUSED" });

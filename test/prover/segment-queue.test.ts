@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { Job, Queue } from "bullmq";
 import * as snarkjs from "snarkjs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { circuitArtifacts, loadManifest } from "../../prover/artifacts/manifest.js";
+import { circuitArtifacts, loadManifest } from "../../sdk/manifest/manifest.js";
 import { ClaimStatus } from "../../sdk/chain/escrow.js";
 import { ClaimWatcher } from "../../prover/watcher.js";
 import {

@@ -17,17 +17,17 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerClaim } from "../../prover/claims.js";
 import { deployZkVai } from "../../prover/artifacts/deploy.js";
-import { registerPromise } from "../../sdk/promises.js";
+import { registerPromise } from "../../sdk/provider/promises.js";
 import { releaseProver } from "../../prover/prove.js";
 import { ClaimWatcher, type WatcherOptions } from "../../prover/watcher.js";
 import { WatcherLockedError } from "../../prover/watcher-state.js";
 import { ClaimStatus, EscrowClient, scopedSessionId } from "../../sdk/chain/escrow.js";
 import { embeddedChain, type DevChainHandle } from "../../sdk/dev/embedded.js";
 import { type ChainHandle } from "../../sdk/chain/network.js";
-import { memoryLogger, type Logger } from "../../sdk/log.js";
+import { memoryLogger, type Logger } from "../../sdk/provider/log.js";
 import { profileHash, type EncodingProfile } from "../../sdk/core/profile.js";
-import { Session } from "../../sdk/session.js";
-import { TraceStore } from "../../sdk/store.js";
+import { Session } from "../../sdk/provider/session.js";
+import { TraceStore } from "../../sdk/provider/store.js";
 import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
 /** An in-process development chain: claims settle right after close (production waits RECEIPT_WINDOW, `vai deploy`). */

@@ -20,7 +20,7 @@ function sources(dir: string): string[] {
 
 describe("snarkjs' worker threads", () => {
   it("are used by the product only through withCurveThreads", () => {
-    const direct = [...sources("sdk"), ...sources("prover"), ...sources("scripts/cli")].filter((f) => {
+    const direct = [...sources("sdk"), ...sources("prover"), ...sources("bin/cli")].filter((f) => {
       const text = readFileSync(path.join(REPO_ROOT, f), "utf8");
       return /snarkjs\.groth16\.(prove|fullProve|verify)\(/.test(text) && !/withCurveThreads\(/.test(text);
     });

@@ -8,7 +8,7 @@ import { describeError } from "../../sdk/chain/retry.js";
 import { ZkvaiError } from "../../sdk/core/errors.js";
 import { paramsHashOf, predicateById } from "../../sdk/core/predicates/index.js";
 import { profileHash } from "../../sdk/core/profile.js";
-import { Session } from "../../sdk/session.js";
+import { Session } from "../../sdk/provider/session.js";
 import { PROFILE, freshId, sessionEnv, type SessionEnv } from "./session-fixture.js";
 
 const AAP4 = predicateById("AAP-4");

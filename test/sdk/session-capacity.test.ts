@@ -2,8 +2,8 @@
 // session's promises is refused before its tool runs (BeyondCapacityError), or, with beyondCapacity: "warn",
 // recorded with one warning. The escrow here registers AAP-4 at 4 and 8 records and AAP-1 at 4.
 import { beforeAll, describe, expect, it } from "vitest";
-import { memoryLogger } from "../../sdk/log.js";
-import { BeyondCapacityError, SessionOpenError } from "../../sdk/session.js";
+import { memoryLogger } from "../../sdk/provider/log.js";
+import { BeyondCapacityError, SessionOpenError } from "../../sdk/provider/session.js";
 import { openSession, sessionEnv, type SessionEnv } from "./session-fixture.js";
 
 const AAP4 = { predicate: "AAP-4", theta: { outboundTools: ["send_email"], allowlist: ["bob@x"] } };

@@ -5,11 +5,11 @@ import type { Hex } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
 import { chainHead, encodeTrace } from "../../sdk/core/encoding.js";
 import { LeafLog } from "../../sdk/core/leaf-log.js";
-import { memoryLogger } from "../../sdk/log.js";
+import { memoryLogger } from "../../sdk/provider/log.js";
 import { commitmentRoot } from "../../sdk/core/merkle.js";
 import type { TraceRecord } from "../../sdk/core/records.js";
-import { CheckpointBudgetError, Session, type CheckpointPolicy } from "../../sdk/session.js";
-import type { TraceStore } from "../../sdk/store.js";
+import { CheckpointBudgetError, Session, type CheckpointPolicy } from "../../sdk/provider/session.js";
+import type { TraceStore } from "../../sdk/provider/store.js";
 import {
   FAST,
   PROFILE,

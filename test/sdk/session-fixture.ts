@@ -13,8 +13,8 @@ import { type ChainHandle } from "../../sdk/chain/network.js";
 import { encodeTrace } from "../../sdk/core/encoding.js";
 import { commitmentRoot } from "../../sdk/core/merkle.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
-import { Session, type SessionOptions } from "../../sdk/session.js";
-import { TraceStore } from "../../sdk/store.js";
+import { Session, type SessionOptions } from "../../sdk/provider/session.js";
+import { TraceStore } from "../../sdk/provider/store.js";
 import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 
 export const PROFILE: EncodingProfile = {

@@ -6,9 +6,9 @@
 // (docs/PROTOCOL.md lists them), which the last tests show.
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
-import { OUTCOME_UNKNOWN } from "../../sdk/session-calls.js";
-import { RecordWriteError, Session, StoreUnavailableError } from "../../sdk/session.js";
-import { BUSY_TIMEOUT_MS, TraceStore, WRITE_ATTEMPTS } from "../../sdk/store.js";
+import { OUTCOME_UNKNOWN } from "../../sdk/provider/session-calls.js";
+import { RecordWriteError, Session, StoreUnavailableError } from "../../sdk/provider/session.js";
+import { BUSY_TIMEOUT_MS, TraceStore, WRITE_ATTEMPTS } from "../../sdk/provider/store.js";
 import { FAST, openSession, sessionEnv, storedRoot, type SessionEnv } from "./session-fixture.js";
 
 let env: SessionEnv;

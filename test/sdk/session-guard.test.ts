@@ -3,8 +3,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { encodeSlots, KIND } from "../../sdk/core/encoding.js";
 import { predicateById } from "../../sdk/core/predicates/index.js";
-import { GuardRefusal, RecordWriteError, StoreUnavailableError, type PromiseRef } from "../../sdk/session.js";
-import { TraceStore } from "../../sdk/store.js";
+import {
+  GuardRefusal,
+  RecordWriteError,
+  StoreUnavailableError,
+  type PromiseRef,
+} from "../../sdk/provider/session.js";
+import { TraceStore } from "../../sdk/provider/store.js";
 import { FAST, PROFILE, openSession, sessionEnv, type SessionEnv } from "./session-fixture.js";
 
 const AAP4: PromiseRef = {

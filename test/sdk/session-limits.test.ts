@@ -14,7 +14,7 @@ import {
   MAX_RECORD_BYTES,
   MAX_PREVIEW_CHARS,
   MAX_RESULT_BYTES,
-} from "../../sdk/session.js";
+} from "../../sdk/provider/session.js";
 import { RecordSizeError, type CallRecord } from "../../sdk/core/records.js";
 import { FAST, openSession, sessionEnv, storedRoot, type SessionEnv } from "./session-fixture.js";
 

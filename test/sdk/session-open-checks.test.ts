@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { EscrowClient } from "../../sdk/chain/escrow.js";
 import { paramsHashOf, predicateById } from "../../sdk/core/predicates/index.js";
 import { profileHash, type EncodingProfile } from "../../sdk/core/profile.js";
-import { memoryLogger } from "../../sdk/log.js";
+import { memoryLogger } from "../../sdk/provider/log.js";
 import {
   GuardRefusal,
   ProfileMismatchError,
@@ -14,8 +14,8 @@ import {
   SessionRecoveryError,
   ZkvaiError,
   type SessionOptions,
-} from "../../sdk/session.js";
-import type { TraceStore } from "../../sdk/store.js";
+} from "../../sdk/provider/session.js";
+import type { TraceStore } from "../../sdk/provider/store.js";
 import { PROFILE, freshId, sessionEnv, type SessionEnv } from "./session-fixture.js";
 
 const AAP4 = predicateById("AAP-4");

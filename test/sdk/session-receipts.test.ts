@@ -4,7 +4,7 @@
 // covers the whole session, and a delivery that fails never fails the tool call.
 import { beforeAll, describe, expect, it } from "vitest";
 import { verifyReceipt, type SignedReceipt } from "../../sdk/chain/receipts.js";
-import { memoryLogger } from "../../sdk/log.js";
+import { memoryLogger } from "../../sdk/provider/log.js";
 import { SessionOpenError } from "../../sdk/core/errors.js";
 import { FAST, openSession, sessionEnv, type SessionEnv } from "./session-fixture.js";
 

@@ -12,8 +12,8 @@ import {
   SessionRecoveryError,
   onChainSession,
   type PromiseRef,
-} from "../../sdk/session.js";
-import { TraceStore } from "../../sdk/store.js";
+} from "../../sdk/provider/session.js";
+import { TraceStore } from "../../sdk/provider/store.js";
 import {
   FAST,
   PROFILE,

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { scopedSessionId } from "../../sdk/chain/escrow.js";
 import { canonicalJson, type Json } from "../../sdk/core/canonical.js";
 import { encodeRecord } from "../../sdk/core/encoding.js";
-import { memoryLogger } from "../../sdk/log.js";
+import { memoryLogger } from "../../sdk/provider/log.js";
 import {
   IdempotencyConflictError,
   InvalidCallError,
@@ -19,9 +19,9 @@ import {
   SessionClosedError,
   SessionOpenError,
   type PromiseRef,
-} from "../../sdk/session.js";
+} from "../../sdk/provider/session.js";
 import type { CallRecord } from "../../sdk/core/records.js";
-import type { TraceStore } from "../../sdk/store.js";
+import type { TraceStore } from "../../sdk/provider/store.js";
 import {
   FAST,
   PROFILE,

@@ -11,8 +11,8 @@ import { keccak256, toHex, type Hex } from "viem";
 import { afterEach, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../helpers/repo.js";
 import type { CallRecord } from "../../sdk/core/records.js";
-import { Session, SessionRecoveryError } from "../../sdk/session.js";
-import { TraceStore } from "../../sdk/store.js";
+import { Session, SessionRecoveryError } from "../../sdk/provider/session.js";
+import { TraceStore } from "../../sdk/provider/store.js";
 import { NO_CHECKPOINTS, offlineEscrow } from "./offline-escrow.js";
 
 const PROFILE = { version: 1 as const, tools: { read: {} } };

@@ -8,8 +8,13 @@ import { join } from "node:path";
 import { keccak256, toHex, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
 import type { TraceRecord } from "../../sdk/core/records.js";
-import { RecordWriteError, Session, SessionCloseError, StoreUnavailableError } from "../../sdk/session.js";
-import { StoreError, TraceStore } from "../../sdk/store.js";
+import {
+  RecordWriteError,
+  Session,
+  SessionCloseError,
+  StoreUnavailableError,
+} from "../../sdk/provider/session.js";
+import { StoreError, TraceStore } from "../../sdk/provider/store.js";
 import { NO_CHECKPOINTS, offlineEscrow } from "./offline-escrow.js";
 
 const PROFILE = { version: 1 as const, tools: { read: {} } };

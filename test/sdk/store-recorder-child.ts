@@ -5,8 +5,8 @@
 //   hold STORE SESSION: opens SESSION, prints "ready", and idles until killed.
 // The escrow is offline: what is under test is the store, shared with another process.
 import type { Hex } from "viem";
-import { Session } from "../../sdk/session.js";
-import { TraceStore } from "../../sdk/store.js";
+import { Session } from "../../sdk/provider/session.js";
+import { TraceStore } from "../../sdk/provider/store.js";
 import { NO_CHECKPOINTS, offlineEscrow } from "./offline-escrow.js";
 
 const [mode, storePath, ...rest] = process.argv.slice(2);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { StoreConflictError, StoreError, TraceStore } from "../../sdk/store.js";
+import { StoreConflictError, StoreError, TraceStore } from "../../sdk/provider/store.js";
 import type { TraceRecord } from "../../sdk/core/records.js";
 
 const SESSION = `0x${"ab".repeat(32)}` as const;

@@ -14,8 +14,8 @@ import {
   SOLC_VERSION,
   SOURCE_SETTINGS,
 } from "../../sdk/user/expected-code.js";
-import { loadManifest } from "../../prover/artifacts/manifest.js";
-import { verifierSource } from "../../prover/artifacts/verifier-source.js";
+import { loadManifest } from "../../sdk/manifest/manifest.js";
+import { verifierSource } from "../../sdk/manifest/verifier-source.js";
 import { REPO_ROOT } from "../helpers/repo.js";
 
 interface HardhatSolidity {

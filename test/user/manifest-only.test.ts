@@ -14,13 +14,13 @@ import { deployContract } from "../../sdk/chain/artifacts.js";
 import { checkpointSlots, CHECKPOINT_INTERVAL } from "../../sdk/core/checkpoints.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { embeddedChain, type DevChainHandle } from "../../sdk/dev/embedded.js";
-import { registerPromise } from "../../sdk/promises.js";
-import { Session } from "../../sdk/session.js";
-import { TraceStore } from "../../sdk/store.js";
+import { registerPromise } from "../../sdk/provider/promises.js";
+import { Session } from "../../sdk/provider/session.js";
+import { TraceStore } from "../../sdk/provider/store.js";
 import { answerClaim } from "../../prover/claims.js";
 import { deployZkVai, type ZkVaiDeployment } from "../../prover/artifacts/deploy.js";
-import { loadManifest, withEmbeddedKeys, type Manifest } from "../../prover/artifacts/manifest.js";
-import { verifierSource, vkeyFileText } from "../../prover/artifacts/verifier-source.js";
+import { loadManifest, withEmbeddedKeys, type Manifest } from "../../sdk/manifest/manifest.js";
+import { verifierSource, vkeyFileText } from "../../sdk/manifest/verifier-source.js";
 import { releaseProver } from "../../prover/prove.js";
 import {
   checkPromise,

@@ -1,21 +1,21 @@
 // What a Session is opened with, and Session.open's checks of it. Every option is checked, the
 // escrow's CHECKPOINT_INTERVAL read and the covering promises' profiles compared with the session's
-// (sdk/session-promises.ts), before the store is written: a bad option leaves nothing behind that
+// (sdk/provider/session-promises.ts), before the store is written: a bad option leaves nothing behind that
 // Session.recover would then have to resume.
 import { randomBytes } from "node:crypto";
 import { isAddress, isAddressEqual, zeroAddress, type Address, type Hex } from "viem";
-import { sessionIdProvider, type CoverOption, type EscrowClient } from "./chain/escrow.js";
+import { sessionIdProvider, type CoverOption, type EscrowClient } from "../chain/escrow.js";
 import { resolvePolicy, type CheckpointPolicy } from "./checkpointer.js";
 import { parsePromises, type CoveringPromise, type PromiseRef } from "./guard.js";
-import { FIELD_MODULUS } from "./core/hash.js";
+import { FIELD_MODULUS } from "../core/hash.js";
 import { silentLogger, type Logger } from "./log.js";
-import { parseProfile, type EncodingProfile } from "./core/profile.js";
-import { messageOf } from "./core/record-checks.js";
+import { parseProfile, type EncodingProfile } from "../core/profile.js";
+import { messageOf } from "../core/record-checks.js";
 import { checkpointIntervalOf, settleableRecords } from "./session-chain.js";
 import { planCoverage } from "./session-promises.js";
 import { parseReceiptPolicy, type ReceiptPolicy } from "./session-receipts.js";
 import type { TraceStore } from "./store.js";
-import { SessionOpenError } from "./core/errors.js";
+import { SessionOpenError } from "../core/errors.js";
 
 export function randomSecret(): bigint {
   return BigInt(`0x${randomBytes(32).toString("hex")}`) % FIELD_MODULUS;

@@ -2,11 +2,11 @@
 // checkpoints agree with it, so a store that lost or changed acknowledged records is noticed
 // before any new record extends it. The writer claim is released again on any failure, so a
 // fixed cause can be retried in the same process.
-import type { SessionOpenTx } from "./chain/escrow.js";
+import type { SessionOpenTx } from "../chain/escrow.js";
 import { resolvePolicy, type Checkpointer } from "./checkpointer.js";
 import { parsePromises } from "./guard.js";
 import { silentLogger } from "./log.js";
-import type { TraceRecord } from "./core/records.js";
+import type { TraceRecord } from "../core/records.js";
 import { resumeOnChain, settleableRecords } from "./session-chain.js";
 import { claimWriter } from "./session-open.js";
 import { parseReceiptPolicy } from "./session-receipts.js";
@@ -17,7 +17,7 @@ import {
   type SessionContext,
 } from "./session-options.js";
 import type { StoredSession } from "./store.js";
-import { SessionRecoveryError } from "./core/errors.js";
+import { SessionRecoveryError } from "../core/errors.js";
 
 /**
  * Builds the recovered session from its context and stored records; the checkpointer is the

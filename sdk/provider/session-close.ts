@@ -2,11 +2,11 @@
 // still add to it and the store is known to hold every record it covers, since a final root
 // over records the store lost could never be proven.
 import type { Checkpointer } from "./checkpointer.js";
-import type { LeafLog } from "./core/leaf-log.js";
-import { messageOf } from "./core/record-checks.js";
+import type { LeafLog } from "../core/leaf-log.js";
+import { messageOf } from "../core/record-checks.js";
 import { commitFinal } from "./session-chain.js";
 import type { CloseResult, SessionContext } from "./session-options.js";
-import { SessionCloseError } from "./core/errors.js";
+import { SessionCloseError } from "../core/errors.js";
 
 /** What close() takes from the Session it ends. */
 export interface ClosingSession {

@@ -3,23 +3,23 @@
 // failed on our side but landed.
 import type { Hex } from "viem";
 import { isAddressEqual } from "viem";
-import type { CoverOption, EscrowClient, SessionInfo, SessionOpenTx, TxResult } from "./chain/escrow.js";
+import type { CoverOption, EscrowClient, SessionInfo, SessionOpenTx, TxResult } from "../chain/escrow.js";
 import type { CheckpointPolicy } from "./checkpointer.js";
-import { backoffMs, revertName } from "./chain/retry.js";
-import { LeafLog } from "./core/leaf-log.js";
+import { backoffMs, revertName } from "../chain/retry.js";
+import { LeafLog } from "../core/leaf-log.js";
 import type { Logger } from "./log.js";
-import { messageOf } from "./core/record-checks.js";
-import type { TraceRecord } from "./core/records.js";
+import { messageOf } from "../core/record-checks.js";
+import type { TraceRecord } from "../core/records.js";
 import {
   CheckpointMismatchError,
   SessionCloseError,
   SessionOpenError,
   SessionRecoveryError,
-} from "./core/errors.js";
+} from "../core/errors.js";
 import type { StoredSession, TraceStore } from "./store.js";
 import type { CoveringPromise } from "./guard.js";
-import { PREDICATE_LIST } from "./core/predicates/index.js";
-import { segmentChainCapacity } from "./core/segments.js";
+import { PREDICATE_LIST } from "../core/predicates/index.js";
+import { segmentChainCapacity } from "../core/segments.js";
 
 /** closeSession attempts before close() gives up (it may be called again). */
 export const CLOSE_ATTEMPTS = 10;

@@ -2,11 +2,11 @@
 // writer claim, then openSession. A crash or a failed send after the row leaves a session
 // Session.recover can finish opening; nothing before the row is written at all.
 import type { Hex } from "viem";
-import type { SessionOpenTx } from "./chain/escrow.js";
-import { messageOf } from "./core/record-checks.js";
+import type { SessionOpenTx } from "../chain/escrow.js";
+import { messageOf } from "../core/record-checks.js";
 import { openingContext, type SessionContext, type SessionOptions } from "./session-options.js";
 import { StoreConflictError, type TraceStore } from "./store.js";
-import { SessionOpenError } from "./core/errors.js";
+import { SessionOpenError } from "../core/errors.js";
 
 /** A new session, in the store and on-chain, or SessionOpenError saying which step failed. */
 export async function openNewSession(

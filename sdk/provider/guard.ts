@@ -2,10 +2,10 @@
 // tools a predicate says need an actionId (PredicateDefinition.actionIdTools: AAP-1's
 // gated tools) are refused without one, and in guard mode (opt-in, fail-closed, P8)
 // a call that would turn a satisfied trace into a violated one is not run.
-import type { CallRecord, TraceRecord } from "./core/records.js";
-import type { EncodingProfile } from "./core/profile.js";
-import { PREDICATES, findPredicate, type AnyPredicate, type Verdict } from "./core/predicates/index.js";
-import { PromiseRefError } from "./core/errors.js";
+import type { CallRecord, TraceRecord } from "../core/records.js";
+import type { EncodingProfile } from "../core/profile.js";
+import { PREDICATES, findPredicate, type AnyPredicate, type Verdict } from "../core/predicates/index.js";
+import { PromiseRefError } from "../core/errors.js";
 
 /** A promise covering the session: predicate id (e.g. "AAP-1") and its θ as registered. */
 export interface PromiseRef {

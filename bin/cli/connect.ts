@@ -4,7 +4,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { EscrowClient } from "../../sdk/chain/escrow.js";
 import { privateKeyWallet, rpcChain, type ChainHandle, type Wallet } from "../../sdk/chain/network.js";
-import { TraceStore } from "../../sdk/store.js";
+import { TraceStore } from "../../sdk/provider/store.js";
 import { describeError, InputError } from "./common.js";
 import { loadConfig, rpcUrlFor, type ConfigFlags, type VaiConfig } from "./config.js";
 import { readDeployment, type Deployment } from "../../sdk/chain/deployment.js";

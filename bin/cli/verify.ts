@@ -1,6 +1,6 @@
 // vai verify: a user's independent check that a settlement followed from a valid proof.
 import path from "node:path";
-import { manifestPath, readManifest } from "../../prover/artifacts/manifest.js";
+import { manifestPath, readManifest } from "../../sdk/manifest/manifest.js";
 import { releaseProver } from "../../prover/prove.js";
 import {
   AlreadyReported,

@@ -9,8 +9,8 @@ import {
 } from "../../sdk/core/predicates/index.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { parsePromiseDocument } from "../../sdk/core/promise-document.js";
-import { registerPromise } from "../../sdk/promises.js";
-import { manifestPath, readManifest } from "../../prover/artifacts/manifest.js";
+import { registerPromise } from "../../sdk/provider/promises.js";
+import { manifestPath, readManifest } from "../../sdk/manifest/manifest.js";
 import {
   checkPromise,
   type PromiseReport,

@@ -1,4 +1,4 @@
-// vai <command> [options]: the command-line face of zkVAI (commands in scripts/cli/main.ts).
+// vai <command> [options]: the command-line face of zkVAI (commands in bin/cli/main.ts).
 import { runVai } from "./main.js";
 
 runVai(process.argv.slice(2)).then(

@@ -9,12 +9,12 @@
 // CHECKPOINT_INTERVAL·(k−1) records (sdk/core/checkpoints.ts): a prefix the budget does
 // not cover yet (time triggers spent it early) waits for the records that earn it.
 import type { Hex } from "viem";
-import type { EscrowClient, TxResult } from "./chain/escrow.js";
+import type { EscrowClient, TxResult } from "../chain/escrow.js";
 import type { Logger } from "./log.js";
 import type { TraceStore } from "./store.js";
-import { CheckpointBudgetError, CheckpointMismatchError } from "./core/errors.js";
-import { checkpointAffordable } from "./core/checkpoints.js";
-import { backoffMs, revertName, type Backoff } from "./chain/retry.js";
+import { CheckpointBudgetError, CheckpointMismatchError } from "../core/errors.js";
+import { checkpointAffordable } from "../core/checkpoints.js";
+import { backoffMs, revertName, type Backoff } from "../chain/retry.js";
 
 export interface CheckpointPolicy {
   /** Checkpoint once this many records are not covered by one yet (Infinity: never by count). */

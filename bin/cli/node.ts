@@ -2,7 +2,7 @@
 // Both write the deployment file every other command reads.
 import { existsSync } from "node:fs";
 import { formatEther } from "viem";
-import { loadManifest, manifestPath } from "../../prover/artifacts/manifest.js";
+import { loadManifest, manifestPath } from "../../sdk/manifest/manifest.js";
 import { checkoutBuilder } from "./setup.js";
 import { startHardhatNode } from "../../sdk/dev/hardhat-node.js";
 import { Progress } from "../../prover/artifacts/progress.js";

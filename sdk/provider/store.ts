@@ -19,10 +19,10 @@ import { mkdirSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { canonicalJson } from "./core/canonical.js";
-import { parseProfile, profileHash, type EncodingProfile } from "./core/profile.js";
-import { parseRecord, recordBytes, type TraceRecord } from "./core/records.js";
-import { ZkvaiError } from "./core/errors.js";
+import { canonicalJson } from "../core/canonical.js";
+import { parseProfile, profileHash, type EncodingProfile } from "../core/profile.js";
+import { parseRecord, recordBytes, type TraceRecord } from "../core/records.js";
+import { ZkvaiError } from "../core/errors.js";
 
 export class StoreConflictError extends ZkvaiError {
   static override readonly code: string = "STORE_CONFLICT";

@@ -17,7 +17,7 @@ export interface Command {
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
-/** Flags every command that talks to the chain accepts (scripts/cli/config.ts reads them). */
+/** Flags every command that talks to the chain accepts (bin/cli/config.ts reads them). */
 export const CHAIN_OPTIONS = {
   "rpc-url": { type: "string" },
   deployment: { type: "string" },

@@ -6,8 +6,8 @@
 // CallNotRunError (the harness refused the tool after all) is stored as a blocked record.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Guard } from "./guard.js";
-import { messageOf } from "./core/record-checks.js";
-import type { CallRecord, RecordBody, TraceRecord } from "./core/records.js";
+import { messageOf } from "../core/record-checks.js";
+import type { CallRecord, RecordBody, TraceRecord } from "../core/records.js";
 import type { IdempotencyLedger } from "./session-ledger.js";
 import { errorText, recordableText } from "./session-limits.js";
 import { storedResult } from "./session-results.js";
@@ -19,7 +19,7 @@ import {
   RecordWriteError,
   RecordedToolError,
   StoreUnavailableError,
-} from "./core/errors.js";
+} from "../core/errors.js";
 
 /** The CallRunner whose guarded call is running its tool in this async context, if any. */
 const insideGuardedRun = new AsyncLocalStorage<CallRunner>();
@@ -185,7 +185,7 @@ export class CallRunner {
     }
     // Copied once: what is stored is the result as it was returned, and a getter or Proxy cannot make
     // the write itself fail after the tool ran. What cannot be stored as it is becomes a marker saying
-    // so, never an error: the tool ran, and the agent gets its value (sdk/session-results.ts).
+    // so, never an error: the tool ran, and the agent gets its value (sdk/provider/session-results.ts).
     const stored = storedResult(result);
     const record = this.writeAfterRun({ ...body, result: stored.result }, reserved);
     recorded?.(record.seq);

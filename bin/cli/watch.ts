@@ -1,6 +1,6 @@
 // vai watch: the provider's claim watcher (prover/watcher.ts) as a long-running command.
 import path from "node:path";
-import { jsonLogger } from "../../sdk/log.js";
+import { jsonLogger } from "../../sdk/provider/log.js";
 import { ClaimWatcher } from "../../prover/watcher.js";
 import { releaseProver } from "../../prover/prove.js";
 import { CHAIN_OPTIONS, InputError, parseCommand, parseInteger, runCommand, type Command } from "./common.js";

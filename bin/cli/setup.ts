@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { packageRoot } from "../../sdk/chain/locations.js";
 const REPO_ROOT = packageRoot();
-import type { Manifest } from "../../prover/artifacts/manifest.js";
+import type { Manifest } from "../../sdk/manifest/manifest.js";
 import { InputError, parseCommand, runCommand, type Command } from "./common.js";
 import { USAGE } from "./usage.js";
 

@@ -4,9 +4,9 @@
 //   `undefined` in them is refused rather than dropped, and each value must fit MAX_ARG_BYTES;
 // - the call's record must leave room for a result of MAX_RESULT_BYTES within MAX_RECORD_BYTES;
 // - a result is copied the same way, or recorded as a marker saying why it could not be
-//   (sdk/session-results.ts);
+//   (sdk/provider/session-results.ts);
 // - an error text is made well-formed and cut to MAX_ERROR_CHARS.
-import { canonicalJson, type Json } from "./core/canonical.js";
+import { canonicalJson, type Json } from "../core/canonical.js";
 import {
   MAX_ARG_BYTES,
   MAX_ERROR_CHARS,
@@ -14,9 +14,9 @@ import {
   MAX_RESULT_BYTES,
   checkSize,
   type CallRecord,
-} from "./core/records.js";
-import { messageOf } from "./core/record-checks.js";
-import { InvalidCallError } from "./core/errors.js";
+} from "../core/records.js";
+import { messageOf } from "../core/record-checks.js";
+import { InvalidCallError } from "../core/errors.js";
 
 /** Room for seq and ts, which are assigned when the record is written. */
 const POSITION_BYTES = 64;

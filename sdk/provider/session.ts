@@ -1,26 +1,26 @@
 // The provider's recorder: one Session per agent session. Every tool call goes through
 // `call`, which checks it before the tool runs (nothing is run or written for a bad
 // input), runs it, and stores its record before returning (P7). Prefix roots go
-// on-chain in the background (sdk/checkpointer.ts); close() commits the final root.
+// on-chain in the background (sdk/provider/checkpointer.ts); close() commits the final root.
 // actionId (calls) and eventId (authorizations, grants, revokes) make retries
 // idempotent, across crashes too (Session.recover). Guard mode (opt-in, P8) refuses a
 // call that would break a covering promise, or that could not be recorded.
 import type { Hex } from "viem";
-import type { SessionOpenTx, TxResult } from "./chain/escrow.js";
-import { signReceipt, type SignedReceipt } from "./chain/receipts.js";
+import type { SessionOpenTx, TxResult } from "../chain/escrow.js";
+import { signReceipt, type SignedReceipt } from "../chain/receipts.js";
 import { ReceiptCourier } from "./session-receipts.js";
-import { canonicalJson, type Json } from "./core/canonical.js";
+import { canonicalJson, type Json } from "../core/canonical.js";
 import { Checkpointer } from "./checkpointer.js";
 import { gatedTools } from "./guard.js";
-import { LeafLog } from "./core/leaf-log.js";
-import type { EncodingProfile } from "./core/profile.js";
+import { LeafLog } from "../core/leaf-log.js";
+import type { EncodingProfile } from "../core/profile.js";
 import {
   authorizationBody,
   checkCall,
   checkEvent,
   messageOf,
   type AuthorizationInput,
-} from "./core/record-checks.js";
+} from "../core/record-checks.js";
 import {
   MAX_RECORD_BYTES,
   checkSize,
@@ -28,7 +28,7 @@ import {
   recordBytes,
   type RecordBody,
   type TraceRecord,
-} from "./core/records.js";
+} from "../core/records.js";
 import { CallRunner, bodyOf } from "./session-calls.js";
 import { commitClose } from "./session-close.js";
 import { IdempotencyLedger } from "./session-ledger.js";
@@ -42,13 +42,13 @@ import {
   InvalidCallError,
   InvalidRecordError,
   SessionClosedError,
-} from "./core/errors.js";
+} from "../core/errors.js";
 
 export { DEFAULT_POLICY, type CheckpointPolicy } from "./checkpointer.js";
 export type { PromiseRef } from "./guard.js";
-export * from "./core/errors.js";
-export type { RecordBody } from "./core/records.js";
-export type { AuthorizationInput } from "./core/record-checks.js";
+export * from "../core/errors.js";
+export type { RecordBody } from "../core/records.js";
+export type { AuthorizationInput } from "../core/record-checks.js";
 export { onChainSession } from "./session-chain.js";
 export {
   MAX_ACTION_ID_CHARS,
@@ -56,7 +56,7 @@ export {
   MAX_ERROR_CHARS,
   MAX_RECORD_BYTES,
   MAX_RESULT_BYTES,
-} from "./core/records.js";
+} from "../core/records.js";
 export { randomSecret, type CloseResult, type SessionOptions } from "./session-options.js";
 export { MAX_PREVIEW_CHARS, UNSTORABLE_KEY } from "./session-results.js";
 
@@ -187,7 +187,7 @@ export class Session {
    * tool's own value. A result JSON carries through toJSON (a Date) is stored as JSON carries it;
    * one that cannot be stored as it is (a BigInt, a cycle, a function, nested past MAX_JSON_DEPTH,
    * a throwing getter, over MAX_RESULT_BYTES) is stored as the marker
-   * `{ "$unstorable": why, "preview": text }` (sdk/session-results.ts), never as an error.
+   * `{ "$unstorable": why, "preview": text }` (sdk/provider/session-results.ts), never as an error.
    */
   async call<T>(
     tool: string,

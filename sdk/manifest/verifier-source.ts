@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { pkgDir } from "./repo.js";
+import { pkgDir } from "./packages.js";
 
 let template: string | undefined;
 

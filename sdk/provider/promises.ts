@@ -1,10 +1,10 @@
 // Registering a promise: its θ parsed and checked against the profile by its predicate, the registration sent
 // from the provider's account, and θ kept in the provider's store (the prover reads it back to answer claims).
-import type { EscrowClient } from "./chain/escrow.js";
-import type { Deployment } from "./chain/deployment.js";
-import { paramsHashOf, predicateById } from "./core/predicates/index.js";
-import { profileHash, type EncodingProfile } from "./core/profile.js";
-import { ZkvaiError } from "./core/errors.js";
+import type { EscrowClient } from "../chain/escrow.js";
+import type { Deployment } from "../chain/deployment.js";
+import { paramsHashOf, predicateById } from "../core/predicates/index.js";
+import { profileHash, type EncodingProfile } from "../core/profile.js";
+import { ZkvaiError } from "../core/errors.js";
 import type { TraceStore } from "./store.js";
 
 /** The deployment has no verifier, whole-claim or segment, for the promise's predicate: no claim could settle. */

@@ -9,8 +9,8 @@
 //   never as an error: the tool did not fail, and an agent told it had might run it again.
 // Session.append() takes a result someone else already holds, so it is refused there instead
 // (checkResultSize): one size rule, one limit, for both ways in.
-import { canonicalJson, MAX_JSON_DEPTH, type Json } from "./core/canonical.js";
-import { MAX_RESULT_BYTES, checkSize } from "./core/records.js";
+import { canonicalJson, MAX_JSON_DEPTH, type Json } from "../core/canonical.js";
+import { MAX_RESULT_BYTES, checkSize } from "../core/records.js";
 import { errorText, recordableText } from "./session-limits.js";
 
 /** The key of the marker a record holds in place of a result that could not be stored as it was. */

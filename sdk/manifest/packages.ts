@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { packageRoot } from "../../sdk/chain/locations.js";
+import { packageRoot } from "../chain/locations.js";
 
 export const ROOT = packageRoot();
 export const rel = (p: string): string => path.relative(ROOT, p).split(path.sep).join("/");

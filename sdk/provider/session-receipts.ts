@@ -4,8 +4,8 @@
 // who has the receipt, so a session can hand them over itself: every `every` records and at close, to the
 // `deliver` callback the host wires to its harness's channel to the user (docs/integrations: where each
 // harness can carry one). A delivery that fails is logged and never fails the tool call that triggered it.
-import type { SignedReceipt } from "./chain/receipts.js";
-import { SessionOpenError } from "./core/errors.js";
+import type { SignedReceipt } from "../chain/receipts.js";
+import { SessionOpenError } from "../core/errors.js";
 import type { Logger } from "./log.js";
 
 export interface ReceiptPolicy {

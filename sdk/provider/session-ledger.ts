@@ -2,9 +2,9 @@
 // grant or revoke. A retry with the same content gets the stored record; other content under
 // a known key is refused. Rebuilt from the store on recovery, so it survives crashes.
 import { createHash } from "node:crypto";
-import { canonicalJson, type Json } from "./core/canonical.js";
-import type { TraceRecord } from "./core/records.js";
-import { IdempotencyConflictError } from "./core/errors.js";
+import { canonicalJson, type Json } from "../core/canonical.js";
+import type { TraceRecord } from "../core/records.js";
+import { IdempotencyConflictError } from "../core/errors.js";
 
 const digest = (args: { [k: string]: Json }) =>
   createHash("sha256").update(canonicalJson(args)).digest("hex");

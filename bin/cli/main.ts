@@ -1,5 +1,5 @@
-// The `vai` dispatcher (bin/vai.mjs → scripts/cli/vai.ts → runVai). Each command's module loads only when it runs, and
-// `--help` is answered from scripts/cli/usage.ts alone, without loading viem, snarkjs or the prover.
+// The `vai` dispatcher (bin/vai.mjs → bin/cli/vai.ts → runVai). Each command's module loads only when it runs, and
+// `--help` is answered from bin/cli/usage.ts alone, without loading viem, snarkjs or the prover.
 import type { Command } from "./common.js";
 import { CHAIN_FLAGS_HELP, USAGE as COMMAND_USAGE } from "./usage.js";
 

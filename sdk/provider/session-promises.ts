@@ -5,15 +5,15 @@
 // user learn it only when a claim fails. Session.open refuses that with ProfileMismatchError, naming both
 // hashes, unless the caller opts out (allowProfileMismatch), and then logs it.
 import type { Address } from "viem";
-import type { CoverOption, EscrowClient } from "./chain/escrow.js";
-import { activeRegistrations, type RegisteredPromise } from "./chain/escrow-coverage.js";
-import { paramsHashOf } from "./core/predicates/index.js";
-import { profileHash, type EncodingProfile } from "./core/profile.js";
-import { describeError, revertName } from "./chain/retry.js";
+import type { CoverOption, EscrowClient } from "../chain/escrow.js";
+import { activeRegistrations, type RegisteredPromise } from "../chain/escrow-coverage.js";
+import { paramsHashOf } from "../core/predicates/index.js";
+import { profileHash, type EncodingProfile } from "../core/profile.js";
+import { describeError, revertName } from "../chain/retry.js";
 import type { CoveringPromise, PromiseRef } from "./guard.js";
 import type { Logger } from "./log.js";
 import type { TraceStore } from "./store.js";
-import { ProfileMismatchError, SessionOpenError } from "./core/errors.js";
+import { ProfileMismatchError, SessionOpenError } from "../core/errors.js";
 
 /** An on-chain promise as the check reads it. */
 type Registered = RegisteredPromise;

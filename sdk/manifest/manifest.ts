@@ -5,8 +5,8 @@
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { artifactsRoot, buildDir } from "../../sdk/chain/locations.js";
-import { InputError } from "../../sdk/core/errors.js";
+import { artifactsRoot, buildDir } from "../chain/locations.js";
+import { InputError } from "../core/errors.js";
 
 /** The manifest's path relative to the artifacts root (the parent of the build directory). */
 export const MANIFEST_PATH = "build/manifest.json";
