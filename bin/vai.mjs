@@ -14,7 +14,7 @@ const ABI_FILE = fileURLToPath(new URL("../sdk/chain/generated/escrow-abi.ts", i
 function abiIsStale() {
   if (!existsSync(ABI_FILE)) return true;
   const generated = statSync(ABI_FILE).mtimeMs;
-  return ["Escrow.sol", "EscrowBase.sol", "EscrowSegments.sol"].some(
+  return ["Escrow.sol", "EscrowBase.sol", "EscrowSegments.sol", "IEscrow.sol"].some(
     (f) => statSync(fileURLToPath(new URL(`../contracts/${f}`, import.meta.url))).mtimeMs > generated,
   );
 }

@@ -8,9 +8,9 @@ import {EscrowSegments} from "./EscrowSegments.sol";
 /// read from this contract's storage, or by default once PROOF_WINDOW has passed without one.
 /// @dev Money moves only by pull payment: every path credits an account, and withdraw() alone sends ether, after
 /// zeroing the credit (checks-effects-interactions). No other function makes an external call that can re-enter:
-/// Poseidon and the verifiers are STATICCALLed. Types, storage, events, errors and views: EscrowBase.sol; settlement
-/// by a chain of segment proofs: EscrowSegments.sol. The full state machine and settlement table: docs/PROTOCOL.md,
-/// "Escrow state machine".
+/// Poseidon and the verifiers are STATICCALLed. Types, events and errors: IEscrow.sol; storage and views:
+/// EscrowBase.sol; settlement by a chain of segment proofs: EscrowSegments.sol. The full state machine and
+/// settlement table: docs/PROTOCOL.md, "Escrow state machine".
 contract Escrow is EscrowSegments {
     constructor(
         address poseidon3,
@@ -20,11 +20,51 @@ contract Escrow is EscrowSegments {
         SegmentEntry[] memory segments
     ) EscrowSegments(poseidon3, checkpointInterval, receiptWindow, registry, segments) {}
 
+    // ---------------------------------------------------------------- registry
+
+    /// @notice The deployer adds a predicate the escrow does not serve yet: its whole-claim verifiers (ascending
+    /// capacity) and at most one segment verifier, each checked as the constructor checks its entries. Only a
+    /// predicate with no entry in either registry qualifies (PredicateExists otherwise), and its whole set lands in
+    /// this one transaction: registerPromise refuses a predicate without entries, so no promise of it exists yet,
+    /// and once it has entries nothing can add to, swap or remove them. Every promise therefore settles through
+    /// exactly the set it copied when it registered, whatever is appended later.
+    /// @dev Kept from moving other transactions' gas. The name is chosen for its selector: solc's dispatcher (a
+    /// binary search over the sorted selectors) then takes as many comparisons as before for every other
+    /// transaction but claimDefault, which takes one fewer (22 gas); renaming it, or adding a public function or
+    /// getter, shifts those costs. And the optimiser shares identical code tails between functions, so the code
+    /// here can cost another function a jump (_requireSlots). Compare `npx tsx scripts/gas-escrow.ts` before and
+    /// after any change (docs/BENCHMARKS.md "Escrow gas").
+    function appendPredicateVerifiers(
+        uint32 predicateId,
+        VerifierEntry[] calldata verifiers,
+        SegmentEntry[] calldata segments
+    ) external {
+        if (msg.sender != _DEPLOYER) revert NotDeployer();
+        if (_registry[predicateId].capacities[0] != 0 || _segmentRegistry[predicateId].verifier != address(0))
+            revert PredicateExists(predicateId);
+        if (verifiers.length + segments.length == 0) revert EmptyAppend(predicateId);
+        uint256 interval = CHECKPOINT_INTERVAL;
+        for (uint256 i; i < verifiers.length; ++i) {
+            uint32 entryPredicateId = verifiers[i].predicateId;
+            if (entryPredicateId != predicateId) revert PredicateMismatch(predicateId, entryPredicateId);
+            _addVerifier(verifiers[i], interval);
+        }
+        address segment;
+        for (uint256 i; i < segments.length; ++i) {
+            uint32 entryPredicateId = segments[i].predicateId;
+            if (entryPredicateId != predicateId) revert PredicateMismatch(predicateId, entryPredicateId);
+            _addSegmentVerifier(segments[i], interval); // a second one reverts DuplicateSegmentVerifier
+            segment = segments[i].verifier;
+        }
+        emit PredicateAppended(predicateId, verifiers.length, segment);
+    }
+
     // ---------------------------------------------------------------- promises
 
     /// @notice Registers a promise backed by msg.value (at least `payout`). Its predicate, θ hash, profile and payout
     /// are fixed from here on (P5); its verifiers are the registry's for the predicate (single-proof ones, a segment
-    /// verifier, or both), fixed at deployment, so the provider chooses none.
+    /// verifier, or both), copied here and never changed (appendPredicateVerifiers adds only new predicates), so
+    /// the provider chooses none.
     function registerPromise(uint32 predicateId, uint256 paramsHash, uint256 profileHash, uint256 payout)
         external
         payable

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.28;
 
+import {IEscrow, VERIFIER_CLASSES} from "./IEscrow.sol";
+
 /// Poseidon over 3 field elements with circomlibjs' `poseidon(uint256[3])` ABI: contracts/PoseidonT4.sol, or the
 /// circomlibjs `poseidon_gencontract` bytecode (same function, twice the gas).
 interface IPoseidon3 {
@@ -17,10 +19,11 @@ interface IGroth16Verifier6 {
     ) external view returns (bool);
 }
 
-/// @title zkVAI escrow: types, storage, events, errors, internal helpers and views
+/// @title zkVAI escrow: constants, storage, internal helpers and views
 /// @notice Escrow.sol holds the state machine; this base keeps it readable (Escrow.sol alone passed 700 lines).
-/// docs/PROTOCOL.md "Escrow state machine" is the reference for every rule, error and event below.
-abstract contract EscrowBase {
+/// The types, events and custom errors are IEscrow.sol's. docs/PROTOCOL.md "Escrow state machine" is the
+/// reference for every rule, error and event.
+abstract contract EscrowBase is IEscrow {
     // ---------------------------------------------------------------- constants
 
     /// BN254 scalar field order r: every public input of the circuits lives below it.
@@ -32,7 +35,7 @@ abstract contract EscrowBase {
     /// (retired promise or not), and the free reserve can be withdrawn at any time.
     uint256 public constant CLAIM_WINDOW = 30 days;
     /// Capacity classes per promise. A fixed array spares settle() a cold read of a dynamic array's length.
-    uint256 public constant MAX_VERIFIERS = 16;
+    uint256 public constant MAX_VERIFIERS = VERIFIER_CLASSES;
 
     IPoseidon3 public immutable POSEIDON3;
     /// The checkpoint budget (sdk/core/checkpoints.ts): a session's k-th fold entry, checkpoint or receipt, must
@@ -47,6 +50,11 @@ abstract contract EscrowBase {
     /// receipt it signed and settle in the same block. Claims filed before close lose this much of their
     /// PROOF_WINDOW, so an honest provider closes promptly; `vai deploy` sets 1 hour.
     uint32 public immutable RECEIPT_WINDOW;
+    /// The account that deployed the escrow: the only one that may add a predicate the registries do not serve
+    /// yet (Escrow.appendPredicateVerifiers). It can change no entry once written, so no promise depends on it.
+    /// No getter: one more selector would cost checkpoint() a dispatch comparison; the deployment transaction
+    /// (and the SDK's deployment record) names it.
+    address internal immutable _DEPLOYER;
 
     // ---------------------------------------------------------------- EIP-712 receipts
 
@@ -65,112 +73,7 @@ abstract contract EscrowBase {
     uint256 private immutable _CACHED_CHAIN_ID;
     bytes32 private immutable _CACHED_DOMAIN_SEPARATOR;
 
-    // ---------------------------------------------------------------- storage
-
-    /// Claims end settled or defaulted: the payout was earmarked when the session opened, so no claim is ever left
-    /// unpayable.
-    enum ClaimStatus {
-        None,
-        Open,
-        Settled,
-        Defaulted
-    }
-
-    /// One predicate's verifiers, fixed at deployment (the registry): nobody, provider or deployer, can add,
-    /// swap or remove one afterwards, and a promise names only its predicate.
-    struct VerifierSet {
-        // capacities[i]: the largest trace (record count) verifiers[i]'s circuit accepts; ascending, and 0
-        // past the last class. Kept apart from the addresses so that eight share a slot: settle's search
-        // for the smallest fitting class reads one slot, not one per class (2.1k gas each, cold).
-        uint32[MAX_VERIFIERS] capacities;
-        address[MAX_VERIFIERS] verifiers;
-    }
-
-    /// payout, paramsHash, profileHash, predicateId and verifiers are written once, in registerPromise (P5).
-    struct PromiseState {
-        // slot 0, read by openSession for coverage: nonces of registration and retirement (0: not retired)
-        address provider;
-        uint48 nonce;
-        uint48 retiredNonce;
-        // slot 1: the money, read and written together by openSession, settle, claimDefault, releaseCoverage and
-        // withdrawReserve. 2^112 wei is 5e15 ether; amounts above it revert with AmountTooLarge.
-        uint112 payout;
-        uint112 reserve;
-        // Sessions whose coverage by this promise is earmarked (Coverage.Earmarked pairs): reserve >= earmarks *
-        // payout at all times, and only the rest, the free part, can cover a new session or be withdrawn.
-        uint32 earmarks;
-        // slot 2
-        uint32 predicateId;
-        uint48 retiredAt;
-        // The registry's segment verifier for predicateId (EscrowSegments; 0: none), copied at registration beside
-        // predicateId: proveSegment reads the promise's slot, not a cold registry slot (2.1k gas a segment). The
-        // registry never changes, so the copy never differs.
-        address segmentVerifier;
-        uint256 paramsHash;
-        uint256 profileHash;
-        // The registry's set for predicateId, copied at registration: settle() then reads the promise's own slots
-        // and not its predicateId too (one cold slot less). The registry never changes, so the copy never differs.
-        VerifierSet verifierSet;
-    }
-
-    /// A registry entry as the deployer passes it: the circuit (predicate, capacity, checkpoints) a verifier serves.
-    struct VerifierEntry {
-        uint32 predicateId;
-        uint32 capacity;
-        uint32 checkpoints;
-        address verifier;
-    }
-
-    struct Session {
-        // slot 0: everything checkpoint() checks and updates, so a checkpoint touches this slot and accWord only
-        address provider;
-        uint32 lastN; // the highest n folded before close (checkpoint or receipt): closeSession's floor
-        uint32 checkpointCount; // fold entries in acc: checkpoints and receipts, the spare one included
-        uint32 finalN;
-        // slot 1: read by fileClaim (user, coverage nonce, claim window) and postReceipt (user, flags)
-        address user;
-        uint48 nonce; // coverageNonce at opening
-        uint40 closedAt; // 0 until the final commitment; a uint40 of seconds lasts until the year 36812
-        uint8 flags; // SPARE_RECEIPT: kept here, beside the user postReceipt reads anyway, not in slot 0
-        uint256 profileHash;
-        // acc (< r < 2^254) plus two flag bits above it. OPENED is set at openSession so the first checkpoint
-        // rewrites a nonzero slot (5k gas) instead of creating one (22k); CLOSED lets checkpoint() see closure
-        // without reading another slot.
-        uint256 accWord;
-        uint256 finalRoot;
-    }
-
-    /// Two slots, both read by settle(). The claimant is not stored: only the session's user may file, and a
-    /// session's user never changes, so it is `_sessions[sessionId].user`.
-    struct Claim {
-        // slot 0
-        ClaimStatus status;
-        uint48 filedAt;
-        uint64 promiseId;
-        uint128 bond;
-        // slot 1
-        bytes32 sessionId;
-    }
-
-    /// A (session, promise) pair's coverage. None: the promise does not cover the session (not named at
-    /// openSession, or named without free reserve for it). Earmarked: the payout is locked for this session since
-    /// it opened; only a claim on this pair can spend it. Resolved: a claim on the pair was settled or defaulted
-    /// (paid or proven satisfied), for good. Released: the claim window ended with no claim, and the payout went
-    /// back to the free reserve.
-    enum Coverage {
-        None,
-        Earmarked,
-        Resolved,
-        Released
-    }
-
-    /// Per (session, promise) pair, written at openSession for each covering promise. Claims on a pair are
-    /// serialised: at most one open at a time, and once resolved the pair never pays again (P6), whatever proof
-    /// bytes arrive later (Groth16 is malleable).
-    struct Pair {
-        uint64 openClaimId;
-        Coverage coverage;
-    }
+    // ---------------------------------------------------------------- storage (its types: IEscrow.sol)
 
     uint256 internal constant ACC_MASK = (1 << 254) - 1;
     uint256 internal constant OPENED = 1 << 255;
@@ -198,135 +101,6 @@ abstract contract EscrowBase {
     /// claimant in fileClaim. Read balances with credits().
     mapping(address => uint256) internal _creditsPlusOne;
 
-    // ---------------------------------------------------------------- views' return types
-
-    struct PromiseView {
-        address provider;
-        uint32 predicateId;
-        uint64 nonce;
-        uint256 paramsHash;
-        uint256 profileHash;
-        uint256 payout;
-        uint256 reserve;
-        uint32[] capacities;
-        address[] verifiers;
-        uint64 retiredAt; // 0: not retired
-        uint64 retiredNonce;
-        uint32 earmarks; // sessions whose coverage by this promise is earmarked: payout * earmarks is locked
-    }
-
-    struct SessionView {
-        address provider;
-        address user;
-        uint256 profileHash;
-        uint32 lastN;
-        uint32 checkpointCount;
-        uint256 acc;
-        bool closed;
-        uint32 finalN;
-        uint256 finalRoot;
-        uint64 closedAt;
-        uint64 nonce;
-        bool spareReceiptUsed; // the user's one receipt outside the checkpoint rules is spent
-    }
-
-    struct ClaimView {
-        bytes32 sessionId;
-        uint256 promiseId;
-        address claimant;
-        uint256 bond;
-        uint64 filedAt;
-        ClaimStatus status;
-    }
-
-    // ---------------------------------------------------------------- events (one per state change)
-
-    event PromiseRegistered(
-        uint256 indexed promiseId, address indexed provider, uint32 predicateId, uint256 paramsHash,
-        uint256 profileHash, uint256 payout, uint256 reserve, uint64 nonce
-    );
-    event VerifierRegistered(uint32 indexed predicateId, uint32 capacity, uint32 checkpoints, address verifier);
-    event PromiseFunded(uint256 indexed promiseId, address indexed funder, uint256 amount, uint256 reserve);
-    event PromiseRetired(uint256 indexed promiseId, uint256 retiredAt, uint64 nonce);
-    event ReserveWithdrawn(uint256 indexed promiseId, address indexed provider, uint256 amount);
-    event SessionOpened(
-        bytes32 indexed sessionId, address indexed provider, address indexed user, uint256 profileHash, uint64 nonce
-    );
-    /// One per promise named at openSession. covered: its payout is earmarked for the session (amount = payout);
-    /// false: its free reserve (available) held less than the payout, so the session opened uncovered by it.
-    event SessionCovered(
-        bytes32 indexed sessionId, uint256 indexed promiseId, bool covered, uint256 amount, uint256 available
-    );
-    /// The session's claim window on the promise ended with no claim: its earmark went back to the free reserve.
-    event CoverageReleased(bytes32 indexed sessionId, uint256 indexed promiseId, uint256 amount, uint256 available);
-    event Checkpointed(bytes32 indexed sessionId, uint32 n, uint256 root, uint256 acc);
-    /// A provider-signed receipt the user posted, folded into acc like a checkpoint. spare: the session's one
-    /// receipt outside the checkpoint rules (after close, or before it with n <= lastN or beyond the budget).
-    event ReceiptPosted(bytes32 indexed sessionId, uint32 n, uint256 root, uint256 acc, bool spare);
-    event SessionClosed(bytes32 indexed sessionId, uint32 finalN, uint256 finalRoot, uint256 acc);
-    event ClaimFiled(
-        uint256 indexed claimId, bytes32 indexed sessionId, uint256 indexed promiseId, address claimant, uint256 bond
-    );
-    event ClaimSettled(uint256 indexed claimId, bool violated, address beneficiary, uint256 amount);
-    event ClaimDefaulted(uint256 indexed claimId, address beneficiary, uint256 amount);
-    event Withdrawn(address indexed account, uint256 amount);
-
-    // ---------------------------------------------------------------- errors
-
-    // configuration and arguments
-    error InvalidConfig();
-    error NotFieldElement(uint256 value);
-    error ZeroAddress();
-    error ZeroValue();
-    error AmountTooLarge(uint256 amount);
-    error ZeroPayout();
-    error BadCapacities();
-    error TooManyVerifiers(uint256 max);
-    error VerifierNotContract(address verifier);
-    error CheckpointsMismatch(uint32 checkpoints, uint256 expected);
-    error UnknownPredicate(uint32 predicateId);
-    error ForeignSessionId(bytes32 sessionId, address provider);
-    // lookups and roles
-    error UnknownPromise(uint256 promiseId);
-    error UnknownSession(bytes32 sessionId);
-    error UnknownClaim(uint256 claimId);
-    error SessionExists(bytes32 sessionId);
-    error NotProvider();
-    error NotUser();
-    // promise lifecycle
-    error InsufficientReserve(uint256 reserve, uint256 payout);
-    error PromiseIsRetired(uint256 promiseId);
-    error ClaimWindowOpen(uint256 endsAt);
-    error DuplicateCover(uint256 promiseId);
-    // sessions
-    error AlreadyClosed(bytes32 sessionId);
-    error SessionNotClosed(bytes32 sessionId);
-    error CheckpointNotIncreasing(uint32 n, uint32 lastN);
-    error FinalBelowCheckpoint(uint32 n, uint32 lastN);
-    error CheckpointBudget(uint32 n, uint32 count, uint32 interval);
-    // receipts
-    error BadReceiptSignature();
-    error EmptyReceipt();
-    error SpareReceiptUsed(bytes32 sessionId);
-    error ReceiptWindowOpen(uint256 opensAt);
-    error SpareReceiptTooLate(uint256 deadline);
-    // claims
-    error ProviderMismatch();
-    error NotCovered();
-    error ProfileMismatch();
-    error ClaimWindowClosed(uint256 deadline);
-    error PairResolved();
-    error ClaimAlreadyOpen(uint256 claimId);
-    error ClaimNotOpen(uint256 claimId);
-    // settlement
-    error NoVerifierForSize(uint32 n);
-    error InvalidProof();
-    error ProofWindowOpen(uint256 endsAt);
-    error ProofWindowClosed(uint256 endedAt);
-    // payments
-    error NothingToWithdraw();
-    error TransferFailed();
-
     // ---------------------------------------------------------------- constructor
 
     /// circomlib's Poseidon(1, 2, 3) (sdk/core/hash.ts poseidon([1n, 2n, 3n])): the constructor's known answer.
@@ -334,10 +108,10 @@ abstract contract EscrowBase {
 
     /// @param checkpointInterval the budget's step (CHECKPOINT_INTERVAL), > 0.
     /// @param receiptWindow RECEIPT_WINDOW, in seconds, below PROOF_WINDOW (0 only for development chains).
-    /// @param registry every verifier this escrow will ever call, grouped by predicate in ascending capacity; each
-    /// circuit of capacity N folds exactly checkpointSlots(N) entries, the most a session it can hold reaches under
-    /// the budget. Who deploys the escrow vouches for this list; anyone can check each address's code against the
-    /// manifest (`vai promise check`, `vai verify`).
+    /// @param registry the verifiers of every predicate served from the start, grouped by predicate in ascending
+    /// capacity; each circuit of capacity N folds exactly checkpointSlots(N) entries, the most a session it can hold
+    /// reaches under the budget. Who deploys the escrow vouches for this list, and for the predicates it appends
+    /// later; anyone can check each address's code against the manifest (`vai promise check`, `vai verify`).
     constructor(address poseidon3, uint32 checkpointInterval, uint32 receiptWindow, VerifierEntry[] memory registry) {
         if (poseidon3.code.length == 0 || checkpointInterval == 0 || receiptWindow >= PROOF_WINDOW) revert InvalidConfig();
         // A known-answer call refuses a Poseidon that is not one (one returning 0 would make every checkpoint
@@ -349,30 +123,18 @@ abstract contract EscrowBase {
         RECEIPT_WINDOW = receiptWindow;
         _CACHED_CHAIN_ID = block.chainid;
         _CACHED_DOMAIN_SEPARATOR = _buildDomainSeparator();
-        for (uint256 i; i < registry.length; ++i) {
-            VerifierEntry memory e = registry[i];
-            if (e.verifier.code.length == 0) revert VerifierNotContract(e.verifier);
-            if (e.capacity == 0) revert BadCapacities();
-            // A circuit with fewer slots could not prove a session the budget lets fill them all; one with more
-            // would fold padding the escrow never produces. Either way the registry entry is wrong.
-            uint256 slots = _checkpointSlots(e.capacity, checkpointInterval);
-            if (e.checkpoints != slots) revert CheckpointsMismatch(e.checkpoints, slots);
-            VerifierSet storage set = _registry[e.predicateId];
-            uint256 k;
-            while (k < MAX_VERIFIERS && set.capacities[k] != 0) ++k;
-            if (k == MAX_VERIFIERS) revert TooManyVerifiers(MAX_VERIFIERS);
-            if (k > 0 && e.capacity <= set.capacities[k - 1]) revert BadCapacities();
-            set.capacities[k] = e.capacity;
-            set.verifiers[k] = e.verifier;
-            emit VerifierRegistered(e.predicateId, e.capacity, e.checkpoints, e.verifier);
-        }
+        _DEPLOYER = msg.sender;
+        for (uint256 i; i < registry.length; ++i) _addVerifier(registry[i], checkpointInterval);
     }
 
     // ---------------------------------------------------------------- views
 
     function getPromise(uint256 promiseId) external view returns (PromiseView memory v) {
         PromiseState storage p = _promise(promiseId);
-        (v.capacities, v.verifiers) = verifierSet(p.predicateId);
+        // The promise's own copies, which settle() and proveSegment call: `vai promise check` holds them to the
+        // registries.
+        (v.capacities, v.verifiers) = _classes(p.verifierSet);
+        v.segmentVerifier = p.segmentVerifier;
         v.provider = p.provider;
         v.predicateId = p.predicateId;
         v.nonce = p.nonce;
@@ -386,8 +148,16 @@ abstract contract EscrowBase {
     }
 
     /// @notice The registry's verifiers for a predicate, by ascending capacity (empty: the predicate is not served).
-    function verifierSet(uint32 predicateId) public view returns (uint32[] memory capacities, address[] memory verifiers) {
-        VerifierSet storage set = _registry[predicateId];
+    function verifierSet(uint32 predicateId) external view returns (uint32[] memory capacities, address[] memory verifiers) {
+        return _classes(_registry[predicateId]);
+    }
+
+    /// A set's classes in use, by ascending capacity.
+    function _classes(VerifierSet storage set)
+        internal
+        view
+        returns (uint32[] memory capacities, address[] memory verifiers)
+    {
         uint256 k;
         while (k < MAX_VERIFIERS && set.capacities[k] != 0) ++k;
         capacities = new uint32[](k);
@@ -529,6 +299,32 @@ abstract contract EscrowBase {
     }
 
     // ---------------------------------------------------------------- internals
+
+    /// One registry entry, checked (the constructor's and appendPredicateVerifiers' loop body):
+    /// appended as the predicate's next class, above its last capacity.
+    function _addVerifier(VerifierEntry memory e, uint256 interval) internal {
+        if (e.verifier.code.length == 0) revert VerifierNotContract(e.verifier);
+        if (e.capacity == 0) revert BadCapacities();
+        // A circuit with fewer slots could not prove a session the budget lets fill them all; one with more
+        // would fold padding the escrow never produces. Either way the registry entry is wrong.
+        _requireSlots(e.checkpoints, e.capacity, interval);
+        VerifierSet storage set = _registry[e.predicateId];
+        uint256 k;
+        while (k < MAX_VERIFIERS && set.capacities[k] != 0) ++k;
+        if (k == MAX_VERIFIERS) revert TooManyVerifiers(MAX_VERIFIERS);
+        if (k > 0 && e.capacity <= set.capacities[k - 1]) revert BadCapacities();
+        set.capacities[k] = e.capacity;
+        set.verifiers[k] = e.verifier;
+        emit VerifierRegistered(e.predicateId, e.capacity, e.checkpoints, e.verifier);
+    }
+
+    /// Reverts CheckpointsMismatch unless a circuit of `capacity` records folds checkpointSlots(capacity) entries.
+    /// A call, not inline in _addVerifier: inline, the optimiser shared _addVerifier's event tail with
+    /// closeSession's, which then paid a jump (1 gas) more.
+    function _requireSlots(uint32 checkpoints, uint32 capacity, uint256 interval) internal pure {
+        uint256 slots = _checkpointSlots(capacity, interval);
+        if (checkpoints != slots) revert CheckpointsMismatch(checkpoints, slots);
+    }
 
     function _checkpointSlots(uint256 capacity, uint256 interval) internal pure returns (uint256) {
         return (capacity + interval - 1) / interval + 1;

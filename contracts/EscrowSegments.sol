@@ -29,23 +29,6 @@ interface IGroth16Verifier3 {
 /// storage (_publicInputs), so that each proveSegment stays under 300k gas (a Groth16 verifier costs ~6.2k per
 /// public input). docs/PROTOCOL.md, "Segmented settlement", is the reference.
 abstract contract EscrowSegments is EscrowBase {
-    /// A segment registry entry as the deployer passes it: the segment circuit (predicate, records per segment,
-    /// fold entries) a verifier serves.
-    struct SegmentEntry {
-        uint32 predicateId;
-        uint32 segmentSize;
-        uint32 checkpoints;
-        address verifier;
-    }
-
-    /// One slot. registerPromise copies the verifier address into the promise, so proveSegment reads
-    /// the promise's slot, not this one.
-    struct SegmentVerifier {
-        uint32 size;
-        uint32 checkpoints;
-        address verifier;
-    }
-
     /// The last segment's stateOut: the verdict in place of a state commitment (the circuit pins it).
     uint256 internal constant SEGMENT_SATISFIED = 1;
     uint256 internal constant SEGMENT_VIOLATED = 2;
@@ -57,29 +40,14 @@ abstract contract EscrowSegments is EscrowBase {
     /// of it for repricing. sdk/core/segments.ts MAX_CHAIN_LINKS is the same figure (that test reads this one).
     uint256 public constant MAX_CHAIN_LINKS = 4096;
 
-    /// At most one segment verifier per predicate, fixed at deployment like the single-proof registry.
+    /// At most one segment verifier per predicate, written once like the single-proof registry (the constructor, or
+    /// appendPredicateVerifiers for a predicate with no entry yet).
     mapping(uint32 => SegmentVerifier) internal _segmentRegistry;
     /// Per claim, the claimDigest of its last openSegments: the one public input proveSegment reads from storage.
     mapping(uint256 => uint256) internal _claimDigests;
     /// Proven links, keyed by _segmentKey. Never cleared: once the claim is settled or defaulted its keys can
     /// settle nothing (the claim is no longer open), and a key under a stale digest matches no chain any more.
     mapping(bytes32 => bool) internal _provenSegments;
-
-    event SegmentVerifierRegistered(uint32 indexed predicateId, uint32 segmentSize, uint32 checkpoints, address verifier);
-    event SegmentsOpened(uint256 indexed claimId, uint256 claimDigest, uint256 acc);
-    event SegmentProven(uint256 indexed claimId, uint256 claimDigest, uint256 stateIn, uint256 stateOut);
-
-    // configuration
-    error DuplicateSegmentVerifier(uint32 predicateId);
-    error BadSegmentSize(uint32 size);
-    // segment proofs and chains
-    error NoSegmentVerifier(uint32 predicateId);
-    error SegmentsNotOpened(uint256 claimId);
-    error SegmentAlreadyProven(uint256 claimId, uint256 stateIn, uint256 stateOut);
-    error SegmentChainLength(uint256 length);
-    error BadChainStart();
-    error SegmentNotProven(uint256 link);
-    error BadChainEnd(uint256 state);
 
     /// @param segments every segment verifier this escrow will ever call, at most one per predicate. A segment
     /// circuit of S records (a power of two, at least 2, so segments tile the trace tree) folds exactly
@@ -92,18 +60,7 @@ abstract contract EscrowSegments is EscrowBase {
         VerifierEntry[] memory registry,
         SegmentEntry[] memory segments
     ) EscrowBase(poseidon3, checkpointInterval, receiptWindow, registry) {
-        for (uint256 i; i < segments.length; ++i) {
-            SegmentEntry memory e = segments[i];
-            if (_segmentRegistry[e.predicateId].verifier != address(0)) revert DuplicateSegmentVerifier(e.predicateId);
-            if (e.verifier.code.length == 0) revert VerifierNotContract(e.verifier);
-            uint32 size = e.segmentSize;
-            if (size < 2 || size & (size - 1) != 0) revert BadSegmentSize(size);
-            // checkpointInterval > 0: EscrowBase's constructor has refused 0 already.
-            uint256 slots = _checkpointSlots(size, checkpointInterval);
-            if (e.checkpoints != slots) revert CheckpointsMismatch(e.checkpoints, slots);
-            _segmentRegistry[e.predicateId] = SegmentVerifier({size: size, checkpoints: e.checkpoints, verifier: e.verifier});
-            emit SegmentVerifierRegistered(e.predicateId, size, e.checkpoints, e.verifier);
-        }
+        for (uint256 i; i < segments.length; ++i) _addSegmentVerifier(segments[i], checkpointInterval);
     }
 
     // ---------------------------------------------------------------- transitions
@@ -199,6 +156,19 @@ abstract contract EscrowSegments is EscrowBase {
     }
 
     // ---------------------------------------------------------------- internals
+
+    /// One segment registry entry, checked (the constructor's and appendPredicateVerifiers' loop body).
+    /// interval > 0: EscrowBase's constructor refuses 0.
+    function _addSegmentVerifier(SegmentEntry memory e, uint256 interval) internal {
+        if (_segmentRegistry[e.predicateId].verifier != address(0)) revert DuplicateSegmentVerifier(e.predicateId);
+        if (e.verifier.code.length == 0) revert VerifierNotContract(e.verifier);
+        uint32 size = e.segmentSize;
+        if (size < 2 || size & (size - 1) != 0) revert BadSegmentSize(size);
+        uint256 slots = _checkpointSlots(size, interval);
+        if (e.checkpoints != slots) revert CheckpointsMismatch(e.checkpoints, slots);
+        _segmentRegistry[e.predicateId] = SegmentVerifier({size: size, checkpoints: e.checkpoints, verifier: e.verifier});
+        emit SegmentVerifierRegistered(e.predicateId, size, e.checkpoints, e.verifier);
+    }
 
     /// Poseidon(Poseidon(context, finalRoot, finalN), acc, paramsHash) over settle()'s first five public inputs
     /// (_publicInputs, so the two paths cannot drift; SessionNotClosed before close). sdk/core/segments.ts

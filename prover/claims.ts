@@ -20,7 +20,7 @@ import { capacityOfDepth, selectCircuit, verdictLabel } from "../sdk/core/claim.
 import { circuitArtifacts, claimCircuits, loadManifest } from "../sdk/manifest/manifest.js";
 import { prove, verifyLocally, type ProofResult } from "./prove.js";
 import { capacityProblem, claimInput, shapeOf } from "./witness.js";
-import { ZkvaiError } from "../sdk/core/errors.js";
+import { withDetails, ZkvaiError, type ZkvaiErrorOptions } from "../sdk/core/errors.js";
 
 export class TraceMismatchError extends ZkvaiError {
   static override readonly code: string = "TRACE_MISMATCH";
@@ -37,16 +37,26 @@ export class ClaimNotOpenError extends ClaimError {
   constructor(
     readonly claimId: bigint,
     readonly status: ClaimStatus,
+    options?: ZkvaiErrorOptions,
   ) {
-    super(`claim ${claimId} is not open (status ${ClaimStatus[status]})`);
+    super(
+      `claim ${claimId} is not open (status ${ClaimStatus[status]})`,
+      withDetails(options, { claimId: String(claimId), status: ClaimStatus[status] ?? status }),
+    );
   }
 }
 /** The session has no final commitment yet: a proof may become possible once the provider closes it. */
 export class SessionNotClosedError extends ClaimError {
   static override readonly code: string = "SESSION_NOT_CLOSED";
   override name = "SessionNotClosedError";
-  constructor(readonly sessionId: Hex) {
-    super(`session ${sessionId} has no final commitment yet; it cannot be proven`);
+  constructor(
+    readonly sessionId: Hex,
+    options?: ZkvaiErrorOptions,
+  ) {
+    super(
+      `session ${sessionId} has no final commitment yet; it cannot be proven`,
+      withDetails(options, { sessionId }),
+    );
   }
 }
 
@@ -60,9 +70,11 @@ export class ReceiptWindowOpenError extends ClaimError {
   constructor(
     readonly sessionId: Hex,
     readonly opensAt: bigint,
+    options?: ZkvaiErrorOptions,
   ) {
     super(
       `session ${sessionId} closed less than the escrow's receipt window ago; settle opens at ${new Date(Number(opensAt) * 1000).toISOString()}`,
+      withDetails(options, { sessionId, opensAt: String(opensAt) }),
     );
   }
 }

@@ -75,7 +75,7 @@ function profileFromTrace(
 ): EncodingProfile {
   const tools: EncodingProfile["tools"] = {};
   for (const r of records) if (r.kind === "call") tools[r.tool] = {};
-  Object.assign(tools, def.vai.profileTools(theta));
+  Object.assign(tools, def.vai?.profileTools(theta));
   return { version: 1, tools };
 }
 

@@ -16,6 +16,7 @@ export {
 } from "./claims.js";
 export { ClaimAnswerer } from "./claim-answerer.js";
 export { ClaimWatcher, type WatcherOptions } from "./watcher.js";
+export { RequeueError, WatcherLockedError } from "./watcher-state.js";
 export { ProofError, prove, releaseProver, verifyLocally, type ProofResult } from "./prove.js";
 export {
   circuitArtifacts,

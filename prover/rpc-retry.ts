@@ -3,7 +3,7 @@
 // nothing, and a claim left unanswered defaults to the user).
 import { backoffMs, isTransportError, revertName } from "../sdk/chain/retry.js";
 import type { Logger } from "../sdk/provider/log.js";
-import { ZkvaiError } from "../sdk/core/errors.js";
+import { withDetails, ZkvaiError, type ZkvaiErrorOptions } from "../sdk/core/errors.js";
 
 export interface RetryPolicy {
   initialMs: number;
@@ -25,8 +25,12 @@ export class RpcUnavailableError extends ZkvaiError {
     readonly operation: string,
     readonly attempts: number,
     override readonly cause: unknown,
+    options?: ZkvaiErrorOptions,
   ) {
-    super(`${operation}: the RPC node failed ${attempts} times in a row (last: ${firstLine(cause)})`);
+    super(
+      `${operation}: the RPC node failed ${attempts} times in a row (last: ${firstLine(cause)})`,
+      withDetails({ ...options, cause }, { operation, attempts }),
+    );
   }
 }
 

@@ -39,6 +39,12 @@ export class WatcherLockedError extends ZkvaiError {
   override name = "WatcherLockedError";
 }
 
+/** ClaimWatcher.requeue() of a claim the watcher has not recorded, or has not refused: nothing changed. */
+export class RequeueError extends ZkvaiError {
+  static override readonly code: string = "CANNOT_REQUEUE";
+  override name = "RequeueError";
+}
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS watcher_cursor (
   escrow TEXT NOT NULL,

@@ -14,7 +14,13 @@ import { ClaimAnswerer, type Outcome } from "./claim-answerer.js";
 import { MemoryBudget } from "./memory-budget.js";
 import { LocalSegmentPool, type SegmentProver } from "./segments/pool.js";
 import { backoffMs, DEFAULT_RETRY, firstLine, sleep, withRpcRetry, type RetryPolicy } from "./rpc-retry.js";
-import { WatcherState, type FoundClaim, type WatchedClaim, type WatchedStatus } from "./watcher-state.js";
+import {
+  RequeueError,
+  WatcherState,
+  type FoundClaim,
+  type WatchedClaim,
+  type WatchedStatus,
+} from "./watcher-state.js";
 import { verdictLabel, type VerdictLabel } from "../sdk/core/claim.js";
 
 export interface WatcherOptions {
@@ -212,8 +218,14 @@ export class ClaimWatcher {
   /** Tries a refused claim again on the next tick (e.g. once a missing θ or circuit is in place). */
   requeue(claimId: bigint): void {
     const c = this.state.get(claimId);
-    if (!c) throw new Error(`claim ${claimId} is not one this watcher has recorded`);
-    if (c.status !== "refused") throw new Error(`claim ${claimId} is ${c.status}, not refused`);
+    if (!c)
+      throw new RequeueError(`claim ${claimId} is not one this watcher has recorded`, {
+        details: { claimId: String(claimId) },
+      });
+    if (c.status !== "refused")
+      throw new RequeueError(`claim ${claimId} is ${c.status}, not refused`, {
+        details: { claimId: String(claimId), status: c.status },
+      });
     this.state.requeue(claimId);
   }
 

@@ -8,7 +8,7 @@ import type { TraceRecord } from "../sdk/core/records.js";
 import { accumulate } from "../sdk/core/hash.js";
 import { commitmentRoot } from "../sdk/core/merkle.js";
 import { mergeInputs, type CircuitInput } from "../sdk/core/inputs.js";
-import { ZkvaiError } from "../sdk/core/errors.js";
+import { WitnessError } from "../sdk/core/errors.js";
 
 export interface TraceShape {
   /** Capacity is 2^depth records. */
@@ -58,10 +58,7 @@ export interface Checkpoint {
 /** How many entries may hit one row (the circuit's two multiplicity bits, CheckpointHeads). */
 export const MAX_HITS_PER_ROW = 3;
 
-export class WitnessError extends ZkvaiError {
-  static override readonly code: string = "WITNESS_FAILED";
-  override name = "WitnessError";
-}
+export { WitnessError } from "../sdk/core/errors.js";
 
 export type { CircuitInput };
 

@@ -12,8 +12,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { ROOT } from "../sdk/manifest/packages.js";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const POSEIDON_T4_PATH = path.join(ROOT, "contracts", "PoseidonT4.sol");
 
 /** The BN254 scalar field. */

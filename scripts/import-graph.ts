@@ -1,9 +1,7 @@
 // Prints the imports that run back up between top-level folders and the import circles of the product code.
 // Usage: npx tsx scripts/import-graph.ts   (exit 1 when there is either)
 import { importCircles, relativeEdges, upwardEdges } from "./lib/import-graph.js";
-import { packageRoot } from "../sdk/chain/locations.js";
-
-const REPO_ROOT = packageRoot();
+import { ROOT as REPO_ROOT } from "../sdk/manifest/packages.js";
 
 const edges = relativeEdges(REPO_ROOT);
 const upward = upwardEdges(edges);

@@ -16,10 +16,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { readmeBlock } from "./lib/readme-blocks.js";
+import { ROOT } from "../sdk/manifest/packages.js";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 
 interface LockEntry {

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { isAddress, parseEther, type Address, type Hex } from "viem";
-import { InputError, ZkvaiError } from "../../sdk/core/errors.js";
+import { InputError, withDetails, ZkvaiError, type ZkvaiErrorOptions } from "../../sdk/core/errors.js";
 import { describeError } from "../../sdk/chain/retry.js";
 
 // Bad input (InputError and its subclasses): the command exits 2 with the message, and has sent nothing.
@@ -110,8 +110,9 @@ export class AlreadyReported extends ZkvaiError {
   constructor(
     message: string,
     readonly exitCode = 1,
+    options?: ZkvaiErrorOptions,
   ) {
-    super(message);
+    super(message, withDetails(options, { exitCode }));
   }
 }
 

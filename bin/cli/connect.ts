@@ -8,6 +8,7 @@ import { TraceStore } from "../../sdk/provider/store.js";
 import { describeError, InputError } from "./common.js";
 import { loadConfig, rpcUrlFor, type ConfigFlags, type VaiConfig } from "./config.js";
 import { readDeployment, type Deployment } from "../../sdk/chain/deployment.js";
+import { ZkvaiError } from "../../sdk/core/errors.js";
 
 export type Role = "provider" | "user";
 
@@ -27,11 +28,20 @@ export interface Connection {
   wallet?: Wallet;
 }
 
+/** No JSON-RPC node answers at the configured URL (flags > environment > config file > deployment file). */
+export class NodeUnreachableError extends ZkvaiError {
+  static override readonly code: string = "NODE_UNREACHABLE";
+  override name = "NodeUnreachableError";
+}
+
 export async function openChain(rpcUrl: string): Promise<ChainHandle> {
   try {
     return await rpcChain(rpcUrl);
   } catch (e) {
-    throw new Error(`cannot reach a JSON-RPC node at ${rpcUrl}: ${describeError(e)}`);
+    throw new NodeUnreachableError(`cannot reach a JSON-RPC node at ${rpcUrl}: ${describeError(e)}`, {
+      cause: e,
+      details: { rpcUrl },
+    });
   }
 }
 

@@ -4,7 +4,8 @@ import { existsSync } from "node:fs";
 import { formatEther } from "viem";
 import { loadManifest, manifestPath } from "../../sdk/manifest/manifest.js";
 import { checkoutBuilder } from "./setup.js";
-import { startHardhatNode } from "../../sdk/dev/hardhat-node.js";
+import { DevNodeError, startHardhatNode } from "../../sdk/dev/hardhat-node.js";
+import { ChainStateError } from "../../sdk/chain/escrow-errors.js";
 import { Progress } from "../../prover/artifacts/progress.js";
 import {
   CHAIN_OPTIONS,
@@ -77,7 +78,10 @@ export const nodeCommand: Command = {
       const code = await node.exited;
       // A terminal's Ctrl-C reaches the node too, and its exit may be seen before our own SIGINT handler runs.
       await new Promise((r) => setTimeout(r, 200));
-      if (!stop.signal.aborted) throw new Error(`the hardhat node exited on its own (code ${code})`);
+      if (!stop.signal.aborted)
+        throw new DevNodeError(`the hardhat node exited on its own (code ${code})`, {
+          details: { exitCode: code },
+        });
     }),
 };
 
@@ -103,7 +107,12 @@ export const deployCommand: Command = {
       const wallet = walletFor(chain, config, "provider", rpcUrl);
       const balance = await chain.publicClient.getBalance({ address: wallet.account.address });
       if (balance === 0n)
-        throw new Error(`deployer ${wallet.account.address} has no funds on chain ${chain.chainId}`);
+        throw new ChainStateError(
+          `deployer ${wallet.account.address} has no funds on chain ${chain.chainId}`,
+          {
+            details: { deployer: wallet.account.address, chainId: chain.chainId },
+          },
+        );
       const progress = new Progress({ total: 1 });
       const { record: file } = await progress.step(
         `deploy onto chain ${chain.chainId} from ${wallet.account.address} (${formatEther(balance)} ETH)`,

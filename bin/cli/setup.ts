@@ -7,6 +7,7 @@ const REPO_ROOT = packageRoot();
 import type { Manifest } from "../../sdk/manifest/manifest.js";
 import { InputError, parseCommand, runCommand, type Command } from "./common.js";
 import { USAGE } from "./usage.js";
+import { ToolError } from "../../prover/artifacts/zkfiles.js";
 
 export const setupCommand: Command = {
   usage: USAGE.setup,
@@ -66,7 +67,10 @@ export function checkoutBuilder(): ((args: string[]) => Promise<void>) | undefin
       child.once("error", reject);
       child.once("exit", resolve);
     });
-    if (exit !== 0) throw new Error(`building ${args.join(" ")} failed (setup exited with code ${exit})`);
+    if (exit !== 0)
+      throw new ToolError(`building ${args.join(" ")} failed (setup exited with code ${exit})`, "", {
+        details: { args, exitCode: exit },
+      });
   };
 }
 
@@ -98,7 +102,7 @@ export const demoCommand: Command = {
       if (!existsSync(demo) || !existsSync(tsx))
         throw new InputError("the demo runs from a checkout of zkvai: `npm install && npm run demo` there");
       const code = await setupCommand.run(["--group", "demo"]);
-      if (code !== 0) throw new Error("setup --group demo failed");
+      if (code !== 0) throw new ToolError("setup --group demo failed", "", { details: { exitCode: code } });
       // Its own process: the demo uses Hardhat's in-process chain, a singleton best not shared with the CLI.
       const exit = await new Promise<number | null>((resolve, reject) => {
         const child = spawn(process.execPath, [tsx, demo], {
@@ -107,6 +111,7 @@ export const demoCommand: Command = {
         child.once("error", reject);
         child.once("exit", resolve);
       });
-      if (exit !== 0) throw new Error(`the demo exited with code ${exit}`);
+      if (exit !== 0)
+        throw new ToolError(`the demo exited with code ${exit}`, "", { details: { exitCode: exit } });
     }),
 };

@@ -26,6 +26,26 @@ include "zeros.circom";
 //   sum       the checkpoint lookup's running sum; chain, the hash chain of its multiplicities
 //   alpha, beta  the lookup's challenge, the same in every segment, checked by the last one
 //   violated  whether a record so far violated the promise; predicate, the predicate's own state.
+//
+// The frame every segment circuit (circuits/segments/aapN_*.circom) shares around its predicate's logic:
+// - public inputs: claimDigest, which the escrow computes once per claim from its storage (openSegments),
+//   and the states it links. The claim's values behind the digest (context, finalRoot, n, checkpointAcc,
+//   paramsHash: the five public inputs of the predicate's main circuit) are private and bound by it
+//   (SegmentClaim). The index is private: stateIn = 0 only at index 0, and each state commitment leads
+//   with its index, so a chain of links from 0 to a verdict covers [0, n) in order;
+// - SegmentClaim; `trace` = SegmentTrace(Ds, K), from the carried inHead, inAcc, inSum, inChain, alpha,
+//   beta, inPending, whose active[], isFirst and isLast the predicate reads; `theta` = AapNTheta
+//   (circuits/predicates/aapN_*.circom);
+// - `state` = SegmentState(L), fed the carried values, trace's outputs, and the predicate's state in and
+//   out (predicateIn, predicateOut, predicateInit for the first segment) and its verdict (violatedHere).
+// The wiring is written out in each segment circuit rather than wrapped in one template, for two reasons:
+// SegmentState takes the predicate's verdict, which needs SegmentTrace's active[], and circom reads a
+// component's outputs only once all its inputs are set; and circom lays out a template's constraints in
+// the lexicographic order of its sub-components' names (SegmentClaim_<line>_<col>, `state`, `theta`,
+// `trace`, with the predicate's components between them), so a wrapper would reorder the r1cs and change
+// every verification key (and verifier contract). For the same reason they keep their names. Anonymous
+// calls of one template in one body are ordered by their "<line>_<col>" strings, so moving two of them
+// across line 99/100 swaps their constraints: recompile and compare the r1cs after editing a circuit.
 
 // Sessions hold at most 16^6 = 16,777,216 records: six levels of the tree (zeros.circom).
 function segmentTreeHeight() { return 6; }

@@ -4,6 +4,22 @@ include "leaf.circom";
 include "merkle.circom";
 include "checkpoints.circom";
 
+// The frame every whole-claim circuit (circuits/main/aapN_*.circom) shares, before its predicate's own logic:
+// - public inputs, all built by the escrow from its own storage (docs/PROTOCOL.md):
+//     context        keccak(chainid, escrow, sessionId, promiseId) >> 3: binds the pair (P4)
+//     finalRoot, n   the session's final commitment and record count (P1)
+//     checkpointAcc  the fold of every on-chain checkpoint and receipt (P1)
+//     paramsHash     the promise's θ hash (P5)
+//     outcome        1 = violated, 0 = satisfied; computed by the circuit, not chosen (P2)
+// - contextSquared <== context * context: context enters no other constraint, squaring keeps it in the proof;
+// - `trace` = CommittedTrace(D, K) below, whose active[] says which rows are records;
+// - `theta` = AapNTheta (circuits/predicates/aapN_*.circom): paramsHash is the hash of the private θ;
+// - outcome === the predicate's verdict.
+// The wiring is written out in each main rather than wrapped in one template: circom lays out a template's
+// constraints in the lexicographic order of its sub-components' names (`trace`, `theta`, an anonymous
+// `AnyOf_<line>_<col>`, ...), so moving them under a wrapper would reorder the r1cs and change every
+// verification key (and verifier contract). For the same reason they keep their names.
+
 // Everything a predicate circuit needs to know about the committed trace, checked:
 // the first n records (slots, digests) are exactly the ones behind `finalRoot`, and
 // every on-chain checkpoint folded into `checkpointAcc` is the chain head of a prefix

@@ -5,13 +5,9 @@ include "../gadgets/sets.circom";
 include "../gadgets/trace.circom";
 include "../predicates/aap1_authorization.circom";
 
-// Settles an AAP-1 promise for one (session, promise) pair.
-// Public inputs, all built by the escrow from its own storage (docs/PROTOCOL.md):
-//   context        keccak(chainid, escrow, sessionId, promiseId) >> 3: binds the pair (P4)
-//   finalRoot, n   the session's final commitment and record count (P1)
-//   checkpointAcc  the fold of every on-chain checkpoint and receipt (P1)
-//   paramsHash     the promise's θ hash (P5)
-//   outcome        1 = violated, 0 = satisfied; computed here, not chosen (P2)
+// Settles an AAP-1 promise for one (session, promise) pair. The frame every main circuit shares (public
+// inputs, context, CommittedTrace, the θ check, outcome) is in circuits/gadgets/trace.circom; the rest is
+// AAP-1's own.
 // D: capacity 2^D records; K: checkpoints; T: gated tools.
 // θ (private, bound by paramsHash): gatedTools[T] (string hashes, 0-padded) and
 // authorities[3], the accepted flags of human, policy, auto_review.
@@ -42,6 +38,7 @@ template Aap1AuthorizationMain(D, K, T) {
     signal input chainCoversIn[N];
     signal input chainWeight[N];
 
+    // The shared frame (circuits/gadgets/trace.circom), then the predicate's own logic.
     // context enters no other constraint; squaring keeps it in the proof.
     signal contextSquared <== context * context;
 
@@ -57,13 +54,10 @@ template Aap1AuthorizationMain(D, K, T) {
     trace.cpHits <== cpHits;
 
     for (var i = 0; i < 3; i++) authorities[i] * (authorities[i] - 1) === 0;
-    component theta = HashVector(3 + T + 3);
-    theta.in[0] <== AAP1_PREDICATE_ID();
-    theta.in[1] <== T;
-    theta.in[2] <== 3;
-    for (var i = 0; i < T; i++) theta.in[3 + i] <== gatedTools[i];
-    for (var i = 0; i < 3; i++) theta.in[3 + T + i] <== authorities[i];
-    paramsHash === theta.out;
+    component theta = Aap1Theta(T);
+    theta.paramsHash <== paramsHash;
+    theta.gatedTools <== gatedTools;
+    theta.authorities <== authorities;
 
     component aap1 = Aap1Authorization(N, T);
     aap1.active <== trace.active;

@@ -6,13 +6,9 @@ include "../gadgets/trace.circom";
 include "../gadgets/active_set.circom";
 include "../predicates/aap2_scope.circom";
 
-// Settles an AAP-2 promise for one (session, promise) pair.
-// Public inputs, all built by the escrow from its own storage (docs/PROTOCOL.md):
-//   context        keccak(chainid, escrow, sessionId, promiseId) >> 3: binds the pair (P4)
-//   finalRoot, n   the session's final commitment and record count (P1)
-//   checkpointAcc  the fold of every on-chain checkpoint and receipt (P1)
-//   paramsHash     the promise's θ hash (P5)
-//   outcome        1 = violated, 0 = satisfied; only the true one has a witness (P2)
+// Settles an AAP-2 promise for one (session, promise) pair. The frame every main circuit shares (public
+// inputs, context, CommittedTrace, the θ check, outcome) is in circuits/gadgets/trace.circom; the rest is
+// AAP-2's own, where outcome is shown rather than computed: only the true one has a witness.
 // D: capacity 2^D records; K: checkpoints; T: scoped tools; P: allowed prefixes;
 // E: scope grant/revoke events the trace may hold (EventLog).
 // pathWitness[i]: record i's path ancestors a_0..a_PREFIX_DEPTH and full path hash
@@ -42,6 +38,7 @@ template Aap2ScopeMain(D, K, T, P, E) {
     signal input cover[N];
     signal input violationAt;
 
+    // The shared frame (circuits/gadgets/trace.circom), then the predicate's own logic.
     // context enters no other constraint; squaring keeps it in the proof.
     signal contextSquared <== context * context;
 
@@ -56,13 +53,10 @@ template Aap2ScopeMain(D, K, T, P, E) {
     trace.cpActive <== cpActive;
     trace.cpHits <== cpHits;
 
-    component theta = HashVector(3 + T + P);
-    theta.in[0] <== AAP2_PREDICATE_ID();
-    theta.in[1] <== T;
-    theta.in[2] <== P;
-    for (var i = 0; i < T; i++) theta.in[3 + i] <== tools[i];
-    for (var i = 0; i < P; i++) theta.in[3 + T + i] <== prefixes[i];
-    paramsHash === theta.out;
+    component theta = Aap2Theta(T, P);
+    theta.paramsHash <== paramsHash;
+    theta.tools <== tools;
+    theta.prefixes <== prefixes;
 
     // Scope grants and revokes among the first n records.
     component events = SetEvents(N, NAMESPACE_SCOPE());

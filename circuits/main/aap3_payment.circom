@@ -7,13 +7,9 @@ include "../gadgets/trace.circom";
 include "../gadgets/limits.circom";
 include "../predicates/aap3_payment.circom";
 
-// Settles an AAP-3 promise for one (session, promise) pair.
-// Public inputs, all built by the escrow from its own storage (docs/PROTOCOL.md):
-//   context        keccak(chainid, escrow, sessionId, promiseId) >> 3: binds the pair (P4)
-//   finalRoot, n   the session's final commitment and record count (P1)
-//   checkpointAcc  the fold of every on-chain checkpoint and receipt (P1)
-//   paramsHash     the promise's θ hash (P5)
-//   outcome        1 = violated, 0 = satisfied; computed here, not chosen (P2)
+// Settles an AAP-3 promise for one (session, promise) pair. The frame every main circuit shares (public
+// inputs, context, CommittedTrace, the θ check, outcome) is in circuits/gadgets/trace.circom; the rest is
+// AAP-3's own.
 // D: capacity 2^D records; K: checkpoints; P: pay tools; M: merchants.
 template Aap3PaymentMain(D, K, P, M) {
     var N = 1 << D;
@@ -35,6 +31,7 @@ template Aap3PaymentMain(D, K, P, M) {
     signal input merchants[M];
     signal input cap;
 
+    // The shared frame (circuits/gadgets/trace.circom), then the predicate's own logic.
     // context enters no other constraint; squaring keeps it in the proof.
     signal contextSquared <== context * context;
 
@@ -49,14 +46,11 @@ template Aap3PaymentMain(D, K, P, M) {
     trace.cpActive <== cpActive;
     trace.cpHits <== cpHits;
 
-    component theta = HashVector(4 + P + M);
-    theta.in[0] <== AAP3_PREDICATE_ID();
-    theta.in[1] <== P;
-    theta.in[2] <== M;
-    for (var i = 0; i < P; i++) theta.in[3 + i] <== tools[i];
-    for (var i = 0; i < M; i++) theta.in[3 + P + i] <== merchants[i];
-    theta.in[3 + P + M] <== cap;
-    paramsHash === theta.out;
+    component theta = Aap3Theta(P, M);
+    theta.paramsHash <== paramsHash;
+    theta.tools <== tools;
+    theta.merchants <== merchants;
+    theta.cap <== cap;
 
     // The cap is shared by every record's comparison: range-check it once.
     component capBits = Num2Bits(AMOUNT_BITS());

@@ -6,13 +6,9 @@ include "../gadgets/trace.circom";
 include "../gadgets/active_set.circom";
 include "../predicates/aap4_recipients.circom";
 
-// Settles an AAP-4 promise for one (session, promise) pair.
-// Public inputs, all built by the escrow from its own storage (docs/PROTOCOL.md):
-//   context        keccak(chainid, escrow, sessionId, promiseId) >> 3: binds the pair (P4)
-//   finalRoot, n   the session's final commitment and record count (P1)
-//   checkpointAcc  the fold of every on-chain checkpoint and receipt (P1)
-//   paramsHash     the promise's θ hash (P5)
-//   outcome        1 = violated, 0 = satisfied; computed here, not chosen (P2)
+// Settles an AAP-4 promise for one (session, promise) pair. The frame every main circuit shares (public
+// inputs, context, CommittedTrace, the θ check, outcome) is in circuits/gadgets/trace.circom; the rest is
+// AAP-4's own.
 // D: capacity 2^D records; K: checkpoints; T: outbound tools; A: allowlist size;
 // E: recipient grant/revoke events the trace may hold (EventLog).
 template Aap4RecipientsMain(D, K, T, A, E) {
@@ -34,6 +30,7 @@ template Aap4RecipientsMain(D, K, T, A, E) {
     signal input tools[T];
     signal input allow[A];
 
+    // The shared frame (circuits/gadgets/trace.circom), then the predicate's own logic.
     // context enters no other constraint; squaring keeps it in the proof.
     signal contextSquared <== context * context;
 
@@ -48,13 +45,10 @@ template Aap4RecipientsMain(D, K, T, A, E) {
     trace.cpActive <== cpActive;
     trace.cpHits <== cpHits;
 
-    component theta = HashVector(3 + T + A);
-    theta.in[0] <== AAP4_PREDICATE_ID();
-    theta.in[1] <== T;
-    theta.in[2] <== A;
-    for (var i = 0; i < T; i++) theta.in[3 + i] <== tools[i];
-    for (var i = 0; i < A; i++) theta.in[3 + T + i] <== allow[i];
-    paramsHash === theta.out;
+    component theta = Aap4Theta(T, A);
+    theta.paramsHash <== paramsHash;
+    theta.tools <== tools;
+    theta.allow <== allow;
 
     // Recipient grants and revokes among the first n records.
     component events = SetEvents(N, NAMESPACE_RECIPIENT());

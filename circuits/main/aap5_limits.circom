@@ -7,13 +7,9 @@ include "../gadgets/limits.circom";
 include "../gadgets/repeats.circom";
 include "../predicates/aap5_limits.circom";
 
-// Settles an AAP-5 promise for one (session, promise) pair.
-// Public inputs, all built by the escrow from its own storage (docs/PROTOCOL.md):
-//   context        keccak(chainid, escrow, sessionId, promiseId) >> 3: binds the pair (P4)
-//   finalRoot, n   the session's final commitment and record count (P1)
-//   checkpointAcc  the fold of every on-chain checkpoint and receipt (P1)
-//   paramsHash     the promise's θ hash (P5)
-//   outcome        1 = violated, 0 = satisfied; computed here, not chosen (P2)
+// Settles an AAP-5 promise for one (session, promise) pair. The frame every main circuit shares (public
+// inputs, context, CommittedTrace, the θ check, outcome) is in circuits/gadgets/trace.circom; the rest is
+// AAP-5's own.
 // D: capacity 2^D records; K: checkpoints; C: counted tools; S: summed tools.
 // limits = [maxCount + 1, maxSum + 1, maxRepeat + 1], 0 where θ sets no limit.
 template Aap5LimitsMain(D, K, C, S) {
@@ -40,6 +36,7 @@ template Aap5LimitsMain(D, K, C, S) {
     signal input repeatLast[N];
     signal input repeatWeight[N];
 
+    // The shared frame (circuits/gadgets/trace.circom), then the predicate's own logic.
     // context enters no other constraint; squaring keeps it in the proof.
     signal contextSquared <== context * context;
 
@@ -54,14 +51,11 @@ template Aap5LimitsMain(D, K, C, S) {
     trace.cpActive <== cpActive;
     trace.cpHits <== cpHits;
 
-    component theta = HashVector(6 + C + S);
-    theta.in[0] <== AAP5_PREDICATE_ID();
-    theta.in[1] <== C;
-    theta.in[2] <== S;
-    for (var i = 0; i < C; i++) theta.in[3 + i] <== countedTools[i];
-    for (var i = 0; i < S; i++) theta.in[3 + C + i] <== summedTools[i];
-    for (var i = 0; i < 3; i++) theta.in[3 + C + S + i] <== limits[i];
-    paramsHash === theta.out;
+    component theta = Aap5Theta(C, S);
+    theta.paramsHash <== paramsHash;
+    theta.countedTools <== countedTools;
+    theta.summedTools <== summedTools;
+    theta.limits <== limits;
 
     // Each limit decoded and range-checked < 2^64 once.
     component limit[3];

@@ -237,3 +237,19 @@ template Aap1Authorization(N, T) {
         violations[i] <== record[i].gated * (1 - ok[i]);
     }
 }
+
+// Checks paramsHash = HashVector(θ) (the vector above); the main and the segment circuit both use it.
+// The authorities' booleanity is checked by the caller, before this hash, where it always stood.
+template Aap1Theta(T) {
+    signal input paramsHash;
+    signal input gatedTools[T];
+    signal input authorities[3];
+
+    component theta = HashVector(3 + T + 3);
+    theta.in[0] <== AAP1_PREDICATE_ID();
+    theta.in[1] <== T;
+    theta.in[2] <== 3;
+    for (var i = 0; i < T; i++) theta.in[3 + i] <== gatedTools[i];
+    for (var i = 0; i < 3; i++) theta.in[3 + T + i] <== authorities[i];
+    paramsHash === theta.out;
+}

@@ -2,6 +2,7 @@ pragma circom 2.1.0;
 
 include "circomlib/circuits/comparators.circom";
 include "../gadgets/poseidon.circom";
+include "../gadgets/hash.circom";
 include "../gadgets/sets.circom";
 include "../gadgets/constants.circom";
 include "../gadgets/active_set.circom";
@@ -102,3 +103,18 @@ template Aap2Uncovered(P, E) {
 // The θ vector of AAP-2, hashed to the promise's paramsHash:
 // [PREDICATE_ID, T, P, tools[T], prefixes[P]] (sdk/core/predicates/aap2/definition.ts).
 function AAP2_PREDICATE_ID() { return 2; }
+
+// Checks paramsHash = HashVector(θ) (the vector above); the main and the segment circuit both use it.
+template Aap2Theta(T, P) {
+    signal input paramsHash;
+    signal input tools[T];
+    signal input prefixes[P];
+
+    component theta = HashVector(3 + T + P);
+    theta.in[0] <== AAP2_PREDICATE_ID();
+    theta.in[1] <== T;
+    theta.in[2] <== P;
+    for (var i = 0; i < T; i++) theta.in[3 + i] <== tools[i];
+    for (var i = 0; i < P; i++) theta.in[3 + T + i] <== prefixes[i];
+    paramsHash === theta.out;
+}

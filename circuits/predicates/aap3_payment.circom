@@ -4,6 +4,7 @@ include "circomlib/circuits/comparators.circom";
 include "../gadgets/sets.circom";
 include "../gadgets/constants.circom";
 include "../gadgets/limits.circom";
+include "../gadgets/hash.circom";
 
 // AAP-3 payment: every executed call to a pay tool goes to allowlisted merchants
 // with an amount <= cap. Semantics, θ and encoding: sdk/core/predicates/aap3/definition.ts.
@@ -59,3 +60,20 @@ template Aap3RecordViolation(P, M) {
 // The θ vector of AAP-3, hashed to the promise's paramsHash:
 // [PREDICATE_ID, P, M, tools[P], merchants[M], cap] (sdk/core/predicates/aap3/definition.ts).
 function AAP3_PREDICATE_ID() { return 3; }
+
+// Checks paramsHash = HashVector(θ) (the vector above); the main and the segment circuit both use it.
+template Aap3Theta(P, M) {
+    signal input paramsHash;
+    signal input tools[P];
+    signal input merchants[M];
+    signal input cap;
+
+    component theta = HashVector(4 + P + M);
+    theta.in[0] <== AAP3_PREDICATE_ID();
+    theta.in[1] <== P;
+    theta.in[2] <== M;
+    for (var i = 0; i < P; i++) theta.in[3 + i] <== tools[i];
+    for (var i = 0; i < M; i++) theta.in[3 + P + i] <== merchants[i];
+    theta.in[3 + P + M] <== cap;
+    paramsHash === theta.out;
+}

@@ -3,6 +3,7 @@ pragma circom 2.1.0;
 include "circomlib/circuits/comparators.circom";
 include "../gadgets/sets.circom";
 include "../gadgets/constants.circom";
+include "../gadgets/hash.circom";
 include "../gadgets/active_set.circom";
 
 // AAP-4 recipients: every recipient of a call to an outbound tool is allowed at
@@ -50,3 +51,18 @@ template Aap4RecordViolation(T, A, E) {
 // The θ vector of AAP-4, hashed to the promise's paramsHash:
 // [PREDICATE_ID, T, A, tools[T], allow[A]] (sdk/core/predicates/aap4/definition.ts).
 function AAP4_PREDICATE_ID() { return 4; }
+
+// Checks paramsHash = HashVector(θ) (the vector above); the main and the segment circuit both use it.
+template Aap4Theta(T, A) {
+    signal input paramsHash;
+    signal input tools[T];
+    signal input allow[A];
+
+    component theta = HashVector(3 + T + A);
+    theta.in[0] <== AAP4_PREDICATE_ID();
+    theta.in[1] <== T;
+    theta.in[2] <== A;
+    for (var i = 0; i < T; i++) theta.in[3 + i] <== tools[i];
+    for (var i = 0; i < A; i++) theta.in[3 + T + i] <== allow[i];
+    paramsHash === theta.out;
+}

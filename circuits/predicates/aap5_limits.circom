@@ -5,6 +5,7 @@ include "../gadgets/sets.circom";
 include "../gadgets/constants.circom";
 include "../gadgets/limits.circom";
 include "../gadgets/repeats.circom";
+include "../gadgets/hash.circom";
 
 // AAP-5 limits over the executed calls of a trace. Semantics, θ and encoding:
 // sdk/core/predicates/aap5/definition.ts. With call[i] = active and kind = CALL:
@@ -50,3 +51,20 @@ template Aap5RecordFlags(C, S) {
 // [PREDICATE_ID, C, S, countedTools[C], summedTools[S], maxCount + 1, maxSum + 1,
 //  maxRepeat + 1] with 0 for an absent limit (sdk/core/predicates/aap5/definition.ts).
 function AAP5_PREDICATE_ID() { return 5; }
+
+// Checks paramsHash = HashVector(θ) (the vector above); the main and the segment circuit both use it.
+template Aap5Theta(C, S) {
+    signal input paramsHash;
+    signal input countedTools[C];
+    signal input summedTools[S];
+    signal input limits[3];
+
+    component theta = HashVector(6 + C + S);
+    theta.in[0] <== AAP5_PREDICATE_ID();
+    theta.in[1] <== C;
+    theta.in[2] <== S;
+    for (var i = 0; i < C; i++) theta.in[3 + i] <== countedTools[i];
+    for (var i = 0; i < S; i++) theta.in[3 + C + i] <== summedTools[i];
+    for (var i = 0; i < 3; i++) theta.in[3 + C + S + i] <== limits[i];
+    paramsHash === theta.out;
+}

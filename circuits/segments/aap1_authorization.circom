@@ -7,8 +7,9 @@ include "../gadgets/segment_argument.circom";
 include "../gadgets/segment_authorization.circom";
 include "../predicates/aap1_authorization.circom";
 
-// One segment of an AAP-1 claim (circuits/gadgets/segment.circom has the chain; public inputs and the
-// private index as in circuits/segments/aap3_payment.circom).
+// One segment of an AAP-1 claim. The frame every segment circuit shares (the public inputs, SegmentClaim,
+// SegmentTrace, SegmentState and the state they carry) is described in circuits/gadgets/segment.circom;
+// the rest is AAP-1's own.
 // The predicate state it carries (HashVector of 9, sdk/core/segment-authorization.ts): the running values
 // and the challenges of AuthorizationChainFrom (circuits/gadgets/segment_authorization.circom):
 //   [packChain, weightChain, states, handOffs, roots, fractions, firsts, beta, zeta]
@@ -66,6 +67,7 @@ template Aap1AuthorizationSegment(Ds, K, T) {
     signal input chainCoversIn[S];
     signal input chainWeight[S];
 
+    // The shared frame (circuits/gadgets/segment.circom): the claim, the trace, θ; the state at the end.
     SegmentClaim()(claimDigest, context, finalRoot, n, checkpointAcc, paramsHash);
 
     component trace = SegmentTrace(Ds, K);
@@ -88,13 +90,10 @@ template Aap1AuthorizationSegment(Ds, K, T) {
     trace.pending <== inPending;
 
     for (var i = 0; i < 3; i++) authorities[i] * (authorities[i] - 1) === 0;
-    component theta = HashVector(3 + T + 3);
-    theta.in[0] <== AAP1_PREDICATE_ID();
-    theta.in[1] <== T;
-    theta.in[2] <== 3;
-    for (var i = 0; i < T; i++) theta.in[3 + i] <== gatedTools[i];
-    for (var i = 0; i < 3; i++) theta.in[3 + T + i] <== authorities[i];
-    paramsHash === theta.out;
+    component theta = Aap1Theta(T);
+    theta.paramsHash <== paramsHash;
+    theta.gatedTools <== gatedTools;
+    theta.authorities <== authorities;
 
     component chains = AuthorizationChainFrom(S, T);
     // The session position of row 0; SegmentRows bounds index so that start + S <= 2^24.
@@ -165,6 +164,7 @@ template Aap1AuthorizationSegment(Ds, K, T) {
         ]
     );
 
+    // The shared frame's state commitments (SegmentState, circuits/gadgets/segment.circom).
     component state = SegmentState(L);
     state.index <== index;
     state.isFirst <== trace.isFirst;

@@ -7,8 +7,9 @@ include "../gadgets/segment_events.circom";
 include "../gadgets/active_set.circom";
 include "../predicates/aap2_scope.circom";
 
-// One segment of an AAP-2 claim (circuits/gadgets/segment.circom has the chain; public inputs and the
-// private index as in circuits/segments/aap3_payment.circom).
+// One segment of an AAP-2 claim. The frame every segment circuit shares (the public inputs, SegmentClaim,
+// SegmentTrace, SegmentState and the state they carry) is described in circuits/gadgets/segment.circom;
+// the rest is AAP-2's own.
 // The predicate state it carries is the scope event log so far (EventLogFrom, as AAP-4 carries its
 // recipients): E slots of (prefix hash, granted) and their count, committed by EventLogState. A session
 // holds at most E scope grants and revokes in all (docs/PREDICATES.md, AAP-2).
@@ -59,6 +60,7 @@ template Aap2ScopeSegment(Ds, K, T, P, E) {
     signal input named;
     signal input violationAt;
 
+    // The shared frame (circuits/gadgets/segment.circom): the claim, the trace, θ; the state at the end.
     SegmentClaim()(claimDigest, context, finalRoot, n, checkpointAcc, paramsHash);
 
     component trace = SegmentTrace(Ds, K);
@@ -80,13 +82,10 @@ template Aap2ScopeSegment(Ds, K, T, P, E) {
     trace.beta <== beta;
     trace.pending <== inPending;
 
-    component theta = HashVector(3 + T + P);
-    theta.in[0] <== AAP2_PREDICATE_ID();
-    theta.in[1] <== T;
-    theta.in[2] <== P;
-    for (var i = 0; i < T; i++) theta.in[3 + i] <== tools[i];
-    for (var i = 0; i < P; i++) theta.in[3 + T + i] <== prefixes[i];
-    paramsHash === theta.out;
+    component theta = Aap2Theta(T, P);
+    theta.paramsHash <== paramsHash;
+    theta.tools <== tools;
+    theta.prefixes <== prefixes;
 
     // The scope log so far, continued by this segment's grants and revokes.
     component events = SetEvents(S, NAMESPACE_SCOPE());
@@ -166,6 +165,7 @@ template Aap2ScopeSegment(Ds, K, T, P, E) {
     uncoveredAt.granted <== eventLog.granted;
     named * (1 - uncoveredAt.violated) === 0;
 
+    // The shared frame's state commitments (SegmentState, circuits/gadgets/segment.circom).
     component state = SegmentState(L);
     state.index <== index;
     state.isFirst <== trace.isFirst;

@@ -7,12 +7,9 @@ include "../gadgets/segment.circom";
 include "../gadgets/limits.circom";
 include "../predicates/aap3_payment.circom";
 
-// One segment of an AAP-3 claim (circuits/gadgets/segment.circom has the chain).
-// Public inputs: claimDigest, which the escrow computes once per claim from its storage (openSegments),
-// and the states it links (docs/PROTOCOL.md "Segmented settlement"). The claim's values behind the
-// digest are private here and bound by it (SegmentClaim): the same five public inputs as
-// circuits/main/aap3_payment.circom. The index is private: stateIn = 0 only at index 0, and each state
-// commitment leads with its index, so a chain of links from 0 to a verdict covers [0, n) in order.
+// One segment of an AAP-3 claim. The frame every segment circuit shares (the public inputs, SegmentClaim,
+// SegmentTrace, SegmentState and the state they carry) is described in circuits/gadgets/segment.circom;
+// the rest is AAP-3's own.
 // AAP-3 judges each call on its own, so it carries no predicate state (predicate = 0).
 // Ds: S = 2^Ds records per segment; K: entry slots per segment; P: pay tools; M: merchants.
 template Aap3PaymentSegment(Ds, K, P, M) {
@@ -48,6 +45,7 @@ template Aap3PaymentSegment(Ds, K, P, M) {
     signal input merchants[M];
     signal input cap;
 
+    // The shared frame (circuits/gadgets/segment.circom): the claim, the trace, θ; the state at the end.
     SegmentClaim()(claimDigest, context, finalRoot, n, checkpointAcc, paramsHash);
 
     component trace = SegmentTrace(Ds, K);
@@ -69,14 +67,11 @@ template Aap3PaymentSegment(Ds, K, P, M) {
     trace.beta <== beta;
     trace.pending <== inPending;
 
-    component theta = HashVector(4 + P + M);
-    theta.in[0] <== AAP3_PREDICATE_ID();
-    theta.in[1] <== P;
-    theta.in[2] <== M;
-    for (var i = 0; i < P; i++) theta.in[3 + i] <== tools[i];
-    for (var i = 0; i < M; i++) theta.in[3 + P + i] <== merchants[i];
-    theta.in[3 + P + M] <== cap;
-    paramsHash === theta.out;
+    component theta = Aap3Theta(P, M);
+    theta.paramsHash <== paramsHash;
+    theta.tools <== tools;
+    theta.merchants <== merchants;
+    theta.cap <== cap;
 
     component capBits = Num2Bits(AMOUNT_BITS());
     capBits.in <== cap;
@@ -96,6 +91,7 @@ template Aap3PaymentSegment(Ds, K, P, M) {
         violations[i] <== record[i].violated;
     }
 
+    // The shared frame's state commitments (SegmentState, circuits/gadgets/segment.circom).
     component state = SegmentState(L);
     state.index <== index;
     state.isFirst <== trace.isFirst;

@@ -7,12 +7,9 @@ include "../gadgets/segment_events.circom";
 include "../gadgets/active_set.circom";
 include "../predicates/aap4_recipients.circom";
 
-// One segment of an AAP-4 claim (circuits/gadgets/segment.circom has the chain).
-// Public inputs: claimDigest, which the escrow computes once per claim from its storage (openSegments),
-// and the states it links (docs/PROTOCOL.md "Segmented settlement"). The claim's values behind the
-// digest are private here and bound by it (SegmentClaim): the same five public inputs as
-// circuits/main/aap4_recipients.circom. The index is private: stateIn = 0 only at index 0, and each state
-// commitment leads with its index, so a chain of links from 0 to a verdict covers [0, n) in order.
+// One segment of an AAP-4 claim. The frame every segment circuit shares (the public inputs, SegmentClaim,
+// SegmentTrace, SegmentState and the state they carry) is described in circuits/gadgets/segment.circom;
+// the rest is AAP-4's own.
 // The predicate state it carries is the recipient event log so far (EventLogFrom): E slots of
 // (value, granted) and their count, committed by EventLogState. A session holds at most E recipient
 // grants and revokes in all (docs/PREDICATES.md, AAP-4).
@@ -53,6 +50,7 @@ template Aap4RecipientsSegment(Ds, K, T, A, E) {
     signal input tools[T];
     signal input allow[A];
 
+    // The shared frame (circuits/gadgets/segment.circom): the claim, the trace, θ; the state at the end.
     SegmentClaim()(claimDigest, context, finalRoot, n, checkpointAcc, paramsHash);
 
     component trace = SegmentTrace(Ds, K);
@@ -74,13 +72,10 @@ template Aap4RecipientsSegment(Ds, K, T, A, E) {
     trace.beta <== beta;
     trace.pending <== inPending;
 
-    component theta = HashVector(3 + T + A);
-    theta.in[0] <== AAP4_PREDICATE_ID();
-    theta.in[1] <== T;
-    theta.in[2] <== A;
-    for (var i = 0; i < T; i++) theta.in[3 + i] <== tools[i];
-    for (var i = 0; i < A; i++) theta.in[3 + T + i] <== allow[i];
-    paramsHash === theta.out;
+    component theta = Aap4Theta(T, A);
+    theta.paramsHash <== paramsHash;
+    theta.tools <== tools;
+    theta.allow <== allow;
 
     // The event log so far, continued by this segment's recipient grants and revokes.
     component events = SetEvents(S, NAMESPACE_RECIPIENT());
@@ -118,6 +113,7 @@ template Aap4RecipientsSegment(Ds, K, T, A, E) {
         violations[i] <== record[i].violated;
     }
 
+    // The shared frame's state commitments (SegmentState, circuits/gadgets/segment.circom).
     component state = SegmentState(L);
     state.index <== index;
     state.isFirst <== trace.isFirst;

@@ -8,8 +8,9 @@ include "../gadgets/segment_repeats.circom";
 include "../gadgets/limits.circom";
 include "../predicates/aap5_limits.circom";
 
-// One segment of an AAP-5 claim (circuits/gadgets/segment.circom has the chain; public inputs and the
-// private index as in circuits/segments/aap3_payment.circom).
+// One segment of an AAP-5 claim. The frame every segment circuit shares (the public inputs, SegmentClaim,
+// SegmentTrace, SegmentState and the state they carry) is described in circuits/gadgets/segment.circom;
+// the rest is AAP-5's own.
 // The predicate state it carries (HashVector of 11, sdk/core/segment-repeats.ts): the running count and
 // sum, and RepeatHitsFrom's running values and challenges (circuits/gadgets/segment_repeats.circom):
 //   [count, sum, packChain, weightChain, labelled, steps, roots, fractions, firsts, beta, zeta]
@@ -67,6 +68,7 @@ template Aap5LimitsSegment(Ds, K, C, M) {
     signal input repeatLast[S];
     signal input repeatWeight[S];
 
+    // The shared frame (circuits/gadgets/segment.circom): the claim, the trace, θ; the state at the end.
     SegmentClaim()(claimDigest, context, finalRoot, n, checkpointAcc, paramsHash);
 
     component trace = SegmentTrace(Ds, K);
@@ -88,14 +90,11 @@ template Aap5LimitsSegment(Ds, K, C, M) {
     trace.beta <== beta;
     trace.pending <== inPending;
 
-    component theta = HashVector(6 + C + M);
-    theta.in[0] <== AAP5_PREDICATE_ID();
-    theta.in[1] <== C;
-    theta.in[2] <== M;
-    for (var i = 0; i < C; i++) theta.in[3 + i] <== countedTools[i];
-    for (var i = 0; i < M; i++) theta.in[3 + C + i] <== summedTools[i];
-    for (var i = 0; i < 3; i++) theta.in[3 + C + M + i] <== limits[i];
-    paramsHash === theta.out;
+    component theta = Aap5Theta(C, M);
+    theta.paramsHash <== paramsHash;
+    theta.countedTools <== countedTools;
+    theta.summedTools <== summedTools;
+    theta.limits <== limits;
     component limit[3];
     for (var i = 0; i < 3; i++) {
         limit[i] = OptionalLimit(AMOUNT_BITS());
@@ -189,6 +188,7 @@ template Aap5LimitsSegment(Ds, K, C, M) {
         ]
     );
 
+    // The shared frame's state commitments (SegmentState, circuits/gadgets/segment.circom).
     component state = SegmentState(L);
     state.index <== index;
     state.isFirst <== trace.isFirst;

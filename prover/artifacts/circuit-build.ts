@@ -16,8 +16,9 @@ import type { Progress } from "./progress.js";
 import { writeDevZkey } from "./devzkey.js";
 import { snarkLogger, type PtauChoice } from "./ptau.js";
 import { buildTools, readJson, ROOT } from "../../sdk/manifest/packages.js";
-import { sha256File, sha256Hex, tempName, writeFileAtomic } from "./zkfiles.js";
+import { sha256File, sha256Hex, tempName, ToolError, writeFileAtomic } from "./zkfiles.js";
 import { renderVerifier, verifierSource, vkeyFileText } from "../../sdk/manifest/verifier-source.js";
+import { InstanceTableError } from "./errors.js";
 
 // The build's entry points, for the scripts and tests that import them from here.
 export { compileMain, sourcesHash, type Compiled, type CompileJob } from "./compile.js";
@@ -175,7 +176,7 @@ export async function setupZkey(
     const errors: string[] = [];
     const fail = (label: string, e: unknown): never => {
       const detail = errors.length ? `\nsnarkjs: ${errors.join("\nsnarkjs: ")}` : "";
-      throw new Error(`${label} failed: ${(e as Error).message}${detail}`);
+      throw new ToolError(`${label} failed: ${(e as Error).message}${detail}`, "", { cause: e });
     };
     try {
       await progress
@@ -183,7 +184,7 @@ export async function setupZkey(
           if (dev) return writeDevZkey(p.r1cs, initial, { onProgress: (m) => h.note(m) });
           const r = await snarkjs.zKey.newZKey(p.r1cs, ptau.file, initial, snarkLogger(h, errors));
           // newZKey reports problems (ptau too small, not prepared) by logging and returning -1.
-          if (r === -1) throw new Error("snarkjs zkey new returned an error");
+          if (r === -1) throw new ToolError("snarkjs zkey new returned an error", "");
         })
         .catch((e) => fail(labels[0], e));
       // A contribution to a key on a public τ would add cost and randomness, not security: dev keys stay
@@ -237,7 +238,7 @@ export async function setupZkey(
       const logger = snarkLogger(h, errors);
       const vkey = await exportVerificationKey(zkey, logger);
       if (vkey.nPublic !== inst.publicSignals.length) {
-        throw new Error(
+        throw new InstanceTableError(
           `vkey has ${vkey.nPublic} public inputs, ${inst.name}.publicSignals lists ${inst.publicSignals.length}`,
         );
       }
@@ -247,7 +248,7 @@ export async function setupZkey(
       await writeFileAtomic(p.sol, verifierSource(vkey, inst.name, state.zkeySha!));
     })
     .catch((e: Error) => {
-      throw new Error(`${labels[2]} failed: ${e.message}`);
+      throw new ToolError(`${labels[2]} failed: ${e.message}`, "", { cause: e });
     });
   Object.assign(state, {
     exportKey: state.zkeySha,

@@ -22,9 +22,11 @@ import {
   sha256File,
   sha256Hex,
   tempName,
+  ToolError,
   writeFileAtomic,
   isAlive,
 } from "./zkfiles.js";
+import { InstanceTableError } from "./errors.js";
 
 /** What a compile leaves in its folder's state.json (setup adds its key stages' fields beside these). */
 export interface CompileState {
@@ -193,18 +195,18 @@ async function runCircom(job: CompileJob, wrapper: string, out: string, key: str
     const hint = /is not an input signal/.test(e.message)
       ? "\nhint: outputs of main are public automatically; list only inputs in its public set"
       : "";
-    throw new Error(`${label} failed: ${e.message}${hint}`);
+    throw new ToolError(`${label} failed: ${e.message}${hint}`, "", { cause: e });
   });
   const o = outputs(out, job.name);
   const header = await readR1csHeader(o.r1cs);
-  if (header.prime !== FIELD_MODULUS) throw new Error(`${label}: r1cs is not over bn128`);
+  if (header.prime !== FIELD_MODULUS) throw new ToolError(`${label}: r1cs is not over bn128`, "");
   if (job.exactPublic) {
     // Verifier input order is outputs first, then public inputs in declaration order, whatever order
     // the public list has; the list must match it or provers and contracts disagree.
     const order = await publicOrder(o.sym, header.nOutputs + header.nPubInputs);
     const listed = job.main.publicSignals ?? [];
     if (order.join(",") !== listed.join(",")) {
-      throw new Error(
+      throw new InstanceTableError(
         `${label}: public signals of the compiled circuit are [${order.join(", ")}] (verifier order), ` +
           `but ${job.name}.publicSignals is [${listed.join(", ")}]; fix the instance table or the template`,
       );
@@ -319,11 +321,14 @@ export async function compileMain(job: CompileJob & { cacheOnly: true }): Promis
 export async function compileMain(job: CompileJob & { cacheOnly?: false }): Promise<Compiled>;
 export async function compileMain(job: CompileJob): Promise<Compiled | undefined>;
 export async function compileMain(job: CompileJob): Promise<Compiled | undefined> {
-  if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(job.name)) throw new Error(`bad circuit name ${job.name}`);
+  if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(job.name))
+    throw new InstanceTableError(`bad circuit name ${job.name}`);
   for (const inc of job.main.includes) {
     // circom2 runs under WASI with the repo root as its only reachable tree.
-    if (rel(path.resolve(ROOT, inc)).startsWith("..")) throw new Error(`${inc} lies outside the repository`);
-    if (!existsSync(path.resolve(ROOT, inc))) throw new Error(`compile ${job.name}: ${inc} not found`);
+    if (rel(path.resolve(ROOT, inc)).startsWith(".."))
+      throw new InstanceTableError(`${inc} lies outside the repository`);
+    if (!existsSync(path.resolve(ROOT, inc)))
+      throw new InstanceTableError(`compile ${job.name}: ${inc} not found`);
   }
   // The keyed layout's folder sits two levels under build/, as build/circuits/<name> does.
   const dir = job.dir ?? path.join(ROOT, "build", "compiled", job.name);

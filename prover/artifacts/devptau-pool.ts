@@ -3,6 +3,7 @@
 // of scalars into affine points. The main thread only hands out chunks and writes what comes back.
 import os from "node:os";
 import { Worker } from "node:worker_threads";
+import { ToolError } from "./zkfiles.js";
 
 export type Group = "g1" | "g2";
 
@@ -60,7 +61,7 @@ class WorkerHandle {
     worker.on("message", (m: { id: number; result?: Uint8Array | null; error?: string }) => {
       const call = this.pending.get(m.id);
       this.pending.delete(m.id);
-      if (m.error !== undefined) call?.reject(new Error(`dev ptau worker failed: ${m.error}`));
+      if (m.error !== undefined) call?.reject(new ToolError(`dev ptau worker failed: ${m.error}`, ""));
       else call?.resolve(m.result ?? null);
     });
     const failAll = (error: Error) => {
@@ -68,7 +69,9 @@ class WorkerHandle {
       this.pending.clear();
     };
     worker.on("error", failAll);
-    worker.on("exit", (code) => failAll(new Error(`dev ptau worker exited (code ${code})`)));
+    worker.on("exit", (code) =>
+      failAll(new ToolError(`dev ptau worker exited (code ${code})`, "", { details: { exitCode: code } })),
+    );
   }
 
   call(cmd: string, args: unknown): Promise<Uint8Array | null> {
@@ -142,7 +145,10 @@ export class DevPtauPool {
           for (let job = queue.shift(); job; job = queue.shift()) {
             const points = await worker.call("points", job);
             if (points?.length !== job.count * affineBytes(job.group))
-              throw new Error(`dev ptau worker returned ${points?.length} bytes for ${job.count} points`);
+              throw new ToolError(
+                `dev ptau worker returned ${points?.length} bytes for ${job.count} points`,
+                "",
+              );
             onPoints(job, points);
           }
         }),

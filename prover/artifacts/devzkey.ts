@@ -14,6 +14,7 @@ import { closeSync, openSync, readSync, writeSync } from "node:fs";
 import { FIELD_MODULUS as R } from "../../sdk/core/hash.js";
 import { affineBytes, chooseWindow, type Group, type PointJob } from "./devptau-pool.js";
 import { readR1csConstraints, readR1csHeader, requiredPower } from "./zkfiles.js";
+import { CorruptFileError } from "./errors.js";
 import { chunk, devToxicWaste, lagrangeScalars, le32, mod, pow, startDevCurve, type Run } from "./devptau.js";
 
 /** Changes whenever the builder's output could change, so that cached dev keys are rebuilt. */
@@ -44,7 +45,8 @@ interface R1cs {
 
 async function readR1cs(file: string): Promise<R1cs & { power: number }> {
   const header = await readR1csHeader(file);
-  if (header.prime !== R) throw new Error(`${file}: r1cs is not over the bn128 scalar field`);
+  if (header.prime !== R)
+    throw new CorruptFileError(`${file}: r1cs is not over the bn128 scalar field`, { details: { file } });
   return {
     nVars: header.nWires,
     nPublic: header.nOutputs + header.nPubInputs,
@@ -126,13 +128,15 @@ function scalarsOf(r1cs: R1cs, L: bigint[], alpha: bigint, beta: bigint) {
       }
     }
   }
-  if (pos !== body.length) throw new Error(`r1cs constraints section: ${body.length - pos} stray bytes`);
+  if (pos !== body.length)
+    throw new CorruptFileError(`r1cs constraints section: ${body.length - pos} stray bytes`);
   for (let s = 0; s <= nPublic; s++) {
     A[s] += L[nConstraints + s];
     CA[s] += L[nConstraints + s];
     coefEntry(0, nConstraints + s, s, 1n);
   }
-  if (written !== entries) throw new Error(`coefficient section: ${written} entries, expected ${entries}`);
+  if (written !== entries)
+    throw new CorruptFileError(`coefficient section: ${written} entries, expected ${entries}`);
   const C = CC.map((cc, s) => mod(beta * mod(CA[s]) + alpha * mod(CB[s]) + cc));
   return { A: A.map(mod), B: B.map(mod), C, coefs };
 }
@@ -304,7 +308,7 @@ export async function writeDevZkey(
         const out = new Uint8Array(bytes);
         for (let got = 0; got < bytes;) {
           const r = readSync(fd, out, got, bytes - got, offset + got);
-          if (r === 0) throw new Error("dev zkey: short read");
+          if (r === 0) throw new CorruptFileError("dev zkey: short read");
           got += r;
         }
         return out;

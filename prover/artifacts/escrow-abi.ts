@@ -7,9 +7,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { packageRoot } from "../../sdk/chain/locations.js";
+import { ToolError } from "./zkfiles.js";
 
 export const ESCROW_ABI_FILE = "sdk/chain/generated/escrow-abi.ts";
-const SOURCES = ["contracts/Escrow.sol", "contracts/EscrowBase.sol", "contracts/EscrowSegments.sol"];
+const SOURCES = [
+  "contracts/Escrow.sol",
+  "contracts/EscrowBase.sol",
+  "contracts/EscrowSegments.sol",
+  "contracts/IEscrow.sol",
+];
 
 interface SolcOutput {
   errors?: { severity: string; formattedMessage: string }[];
@@ -30,11 +36,12 @@ export function compileEscrowAbi(root: string = packageRoot()): unknown[] {
   const out = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput;
   const errors = (out.errors ?? []).filter((e) => e.severity === "error");
   if (errors.length)
-    throw new Error(
+    throw new ToolError(
       `contracts/Escrow.sol does not compile:\n${errors.map((e) => e.formattedMessage).join("\n")}`,
+      "",
     );
   const abi = out.contracts?.["contracts/Escrow.sol"]?.Escrow?.abi;
-  if (!abi) throw new Error("solc produced no ABI for contracts/Escrow.sol:Escrow");
+  if (!abi) throw new ToolError("solc produced no ABI for contracts/Escrow.sol:Escrow", "");
   return abi;
 }
 

@@ -11,6 +11,7 @@ import { PUBLIC_INPUTS, SEGMENT_PUBLIC_INPUTS } from "../../sdk/core/claim.js";
 import { findPredicate } from "../../sdk/core/predicates/index.js";
 import { isPoseidonTemplate, POSEIDON_TEMPLATES, type PoseidonTemplate } from "./poseidon-choice.js";
 import { rel, ROOT } from "../../sdk/manifest/packages.js";
+import { InstanceTableError } from "./errors.js";
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -54,7 +55,7 @@ export interface InstanceTable {
 const ROW_KEYS = new Set(["name", "family", "groups", "poseidon", "kind"]);
 
 function fail(where: string, message: string): never {
-  throw new Error(`${where}: ${message}`);
+  throw new InstanceTableError(`${where}: ${message}`);
 }
 
 function checkFamily(id: string, f: Family, where: string): void {
@@ -132,10 +133,10 @@ export function parseInstances(text: string, file: string): Instance[] {
   try {
     table = JSON.parse(text) as InstanceTable;
   } catch (e) {
-    throw new Error(`${rel(file)}: not JSON (${(e as Error).message})`);
+    throw new InstanceTableError(`${rel(file)}: not JSON (${(e as Error).message})`, { cause: e });
   }
   if (typeof table?.families !== "object" || table.families === null || !Array.isArray(table.instances))
-    throw new Error(`${rel(file)}: expected {"families": {...}, "instances": [...]}`);
+    throw new InstanceTableError(`${rel(file)}: expected {"families": {...}, "instances": [...]}`);
   for (const [id, f] of Object.entries(table.families)) checkFamily(id, f, `${rel(file)} families.${id}`);
   const seen = new Set<string>();
   return table.instances.map((raw, i) => {

@@ -5,6 +5,7 @@
 import path from "node:path";
 import { poseidonChoice, type PoseidonTemplate } from "./poseidon-choice.js";
 import { ROOT } from "../../sdk/manifest/packages.js";
+import { InstanceTableError } from "./errors.js";
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -27,7 +28,7 @@ export interface MainSpec {
 function argText(a: unknown): string {
   // Only integers: anything else would be pasted into circom source unchecked.
   if ((typeof a === "number" && Number.isSafeInteger(a)) || typeof a === "bigint") return String(a);
-  throw new Error(`template argument ${JSON.stringify(a)} is not an integer`);
+  throw new InstanceTableError(`template argument ${JSON.stringify(a)} is not an integer`);
 }
 
 /**
@@ -35,10 +36,11 @@ function argText(a: unknown): string {
  * include from the including file's folder first and cannot open absolute paths (P1014).
  */
 export function mainSource(spec: MainSpec, dir: string): string {
-  if (!IDENT.test(spec.template)) throw new Error(`bad template name ${JSON.stringify(spec.template)}`);
+  if (!IDENT.test(spec.template))
+    throw new InstanceTableError(`bad template name ${JSON.stringify(spec.template)}`);
   const publics = spec.publicSignals ?? [];
   const bad = publics.find((s) => !IDENT.test(s));
-  if (bad !== undefined) throw new Error(`bad public signal name ${JSON.stringify(bad)}`);
+  if (bad !== undefined) throw new InstanceTableError(`bad public signal name ${JSON.stringify(bad)}`);
   const include = (file: string) =>
     `include "${path.relative(dir, path.resolve(ROOT, file)).split(path.sep).join("/")}";`;
   const pub = publics.length ? ` {public [${publics.join(", ")}]}` : "";

@@ -9,6 +9,7 @@ import { DEV_PTAU_SEED } from "./devptau.js";
 import { DEV_ZKEY_VERSION } from "./devzkey.js";
 import type { Progress, StepHandle } from "./progress.js";
 import { BN128_Q, readPtauHeader, sha256File, writeFileAtomic } from "./zkfiles.js";
+import { PtauError } from "./errors.js";
 
 export interface PtauChoice {
   file: string;
@@ -68,18 +69,24 @@ async function cachedSha256(file: string, cacheFile: string): Promise<string> {
 
 async function checkPtau(file: string, needPower: number, origin: string): Promise<number> {
   const header = await readPtauHeader(file).catch((error: Error) => {
-    throw new Error(`${origin} ${file} is not a readable ptau file: ${error.message}`);
+    throw new PtauError(`${origin} ${file} is not a readable ptau file: ${error.message}`, {
+      cause: error,
+      details: { file },
+    });
   });
-  if (header.curveQ !== BN128_Q) throw new Error(`${origin} ${file} is not a bn128 ptau file`);
+  if (header.curveQ !== BN128_Q)
+    throw new PtauError(`${origin} ${file} is not a bn128 ptau file`, { details: { file } });
   if (!header.prepared) {
-    throw new Error(
+    throw new PtauError(
       `${origin} ${file} is not prepared for phase 2; run \`snarkjs powersoftau prepare phase2\` on it`,
+      { details: { file } },
     );
   }
   if (header.power < needPower) {
-    throw new Error(
+    throw new PtauError(
       `${origin} ${file} has power ${header.power} (2^${header.power} = ${2 ** header.power}); ` +
         `the circuits need power ${needPower}. Use a larger ptau.`,
+      { details: { file, power: header.power, needPower } },
     );
   }
   return header.power;
@@ -96,7 +103,8 @@ export async function resolvePtau(options: {
   if (env) {
     const file = path.resolve(env);
     return progress.step(`check ptau ${path.basename(file)}`, async (h) => {
-      if (!existsSync(file)) throw new Error(`VAI_PTAU=${env}: file not found (${file})`);
+      if (!existsSync(file))
+        throw new PtauError(`VAI_PTAU=${env}: file not found (${file})`, { details: { file } });
       const power = await checkPtau(file, needPower, "VAI_PTAU");
       h.note("sha256");
       const sha256 = await cachedSha256(file, hashCache);
@@ -115,7 +123,9 @@ export async function resolvePtau(options: {
     `none needed: keys are built directly from the public τ (up to 2^${DEV_MAX_POWER})`,
   );
   if (needPower > DEV_MAX_POWER)
-    throw new Error(`the circuits need power ${needPower}; the dev setup reaches 2^${DEV_MAX_POWER}`);
+    throw new PtauError(`the circuits need power ${needPower}; the dev setup reaches 2^${DEV_MAX_POWER}`, {
+      details: { needPower, devMaxPower: DEV_MAX_POWER },
+    });
   return {
     file: DEV_DIRECT_PATH,
     sha256: createHash("sha256").update(`${DEV_ZKEY_VERSION}\n${DEV_PTAU_SEED}`).digest("hex"),

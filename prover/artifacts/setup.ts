@@ -34,10 +34,11 @@ import {
 } from "./circuit-build.js";
 import { formatSeconds, Progress } from "./progress.js";
 import { DEV_BANNER, DEV_DIRECT_PATH, ptauStepCount, resolvePtau, type PtauChoice } from "./ptau.js";
-import { runTool, sha256File, writeFileAtomic, isAlive } from "./zkfiles.js";
+import { runTool, sha256File, ToolError, writeFileAtomic, isAlive } from "./zkfiles.js";
+import { BuildLockedError } from "./errors.js";
 import { writeEscrowAbi } from "./escrow-abi.js";
 import { BUILD_DIR_ENV, buildDir } from "../../sdk/chain/locations.js";
-import { InputError } from "../../sdk/core/errors.js";
+import { ConfigurationError, InputError } from "../../sdk/core/errors.js";
 
 const USAGE = `usage: npx tsx scripts/setup.ts [options]
 
@@ -71,7 +72,7 @@ async function compileContracts(progress: Progress, skip: boolean): Promise<void
   await progress.step(label, async (h) => {
     const args = [cli, "compile", "--config", "hardhat.config.cjs"];
     await runTool(process.execPath, args, { cwd: ROOT, onLine: (l) => h.note(l) }).catch((e: Error) => {
-      throw new Error(`${label} failed: ${e.message}`);
+      throw new ToolError(`${label} failed: ${e.message}`, "", { cause: e });
     });
   });
 }
@@ -214,11 +215,13 @@ async function acquireLock(): Promise<() => Promise<void>> {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const pid = Number(await readFile(file, "utf8").catch(() => ""));
       if (pid && isAlive(pid))
-        throw new Error(`another setup (pid ${pid}) is running; wait for it to finish`);
+        throw new BuildLockedError(`another setup (pid ${pid}) is running; wait for it to finish`, {
+          details: { pid, lock: rel(file) },
+        });
       await rm(file, { force: true });
     }
   }
-  throw new Error(`could not take the setup lock ${rel(file)}`);
+  throw new BuildLockedError(`could not take the setup lock ${rel(file)}`, { details: { lock: rel(file) } });
 }
 
 /** The whole setup for `args` (this script's flags); `vai setup` calls it too. Undefined for --help. */
@@ -264,7 +267,7 @@ export async function runSetup(args: string[]): Promise<Manifest | undefined> {
     (i) => (!values.only || i.name === values.only) && (!values.group || i.groups.includes(values.group)),
   );
   if (selected.length === 0) {
-    throw new Error(
+    throw new ConfigurationError(
       `--only ${values.only ?? "*"} --group ${values.group ?? "*"}: no such instance (known: ${table
         .map((i) => `${i.name} [${i.groups.join(",")}]`)
         .join(", ")})`,

@@ -8,7 +8,8 @@ import { createHash } from "node:crypto";
 import { createReadStream, existsSync } from "node:fs";
 import { open, readdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { ZkvaiError } from "../../sdk/core/errors.js";
+import { ZkvaiError, type ZkvaiErrorOptions } from "../../sdk/core/errors.js";
+import { CorruptFileError } from "./errors.js";
 
 export const BN128_Q = 21888242871839275222246405745257275088696311157297823662689037894645226208583n;
 
@@ -63,14 +64,18 @@ async function readSections(
   const read = async (pos: number, len: number): Promise<Buffer> => {
     const buf = Buffer.alloc(len);
     const { bytesRead } = await fd.read(buf, 0, len, pos);
-    if (bytesRead !== len) throw new Error(`${file}: truncated (wanted ${len} bytes at ${pos})`);
+    if (bytesRead !== len)
+      throw new CorruptFileError(`${file}: truncated (wanted ${len} bytes at ${pos})`, { details: { file } });
     return buf;
   };
   try {
     const { size: fileSize } = await fd.stat();
     const head = await read(0, 12);
     const found = head.subarray(0, 4).toString("latin1");
-    if (found !== magic) throw new Error(`${file}: not a ${magic} file (magic ${JSON.stringify(found)})`);
+    if (found !== magic)
+      throw new CorruptFileError(`${file}: not a ${magic} file (magic ${JSON.stringify(found)})`, {
+        details: { file },
+      });
     const nSections = head.readUInt32LE(8);
     const sections: Section[] = [];
     let pos = 12;
@@ -81,7 +86,9 @@ async function readSections(
       pos += 12 + size;
     }
     if (pos > fileSize)
-      throw new Error(`${file}: truncated (sections end at ${pos}, file has ${fileSize} bytes)`);
+      throw new CorruptFileError(`${file}: truncated (sections end at ${pos}, file has ${fileSize} bytes)`, {
+        details: { file },
+      });
     return { sections, read, close: () => fd.close() };
   } catch (error) {
     await fd.close();
@@ -108,7 +115,7 @@ export async function readR1csHeader(file: string): Promise<R1csHeader> {
   const f = await readSections(file, "r1cs");
   try {
     const header = f.sections.find((s) => s.type === 1);
-    if (!header) throw new Error(`${file}: r1cs header section missing`);
+    if (!header) throw new CorruptFileError(`${file}: r1cs header section missing`, { details: { file } });
     const n8 = (await f.read(header.pos, 4)).readUInt32LE(0);
     const b = await f.read(header.pos + 4, n8 + 28);
     return {
@@ -129,7 +136,7 @@ export async function readR1csConstraints(file: string): Promise<Buffer> {
   const f = await readSections(file, "r1cs");
   try {
     const body = f.sections.find((s) => s.type === 2);
-    if (!body) throw new Error(`${file}: r1cs constraints section missing`);
+    if (!body) throw new CorruptFileError(`${file}: r1cs constraints section missing`, { details: { file } });
     return await f.read(body.pos, body.size);
   } finally {
     await f.close();
@@ -154,7 +161,7 @@ export async function readPtauHeader(file: string): Promise<PtauHeader> {
   const f = await readSections(file, "ptau");
   try {
     const header = f.sections.find((s) => s.type === 1);
-    if (!header) throw new Error(`${file}: ptau header section missing`);
+    if (!header) throw new CorruptFileError(`${file}: ptau header section missing`, { details: { file } });
     const n8 = (await f.read(header.pos, 4)).readUInt32LE(0);
     const b = await f.read(header.pos + 4, n8 + 8);
     return {
@@ -174,8 +181,9 @@ export class ToolError extends ZkvaiError {
   constructor(
     message: string,
     readonly tail: string,
+    options?: ZkvaiErrorOptions,
   ) {
-    super(tail ? `${message}\n--- output tail ---\n${tail}` : message);
+    super(tail ? `${message}\n--- output tail ---\n${tail}` : message, options);
   }
 }
 

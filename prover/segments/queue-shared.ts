@@ -1,5 +1,5 @@
-// What the BullMQ segment prover (queue.ts) and its workers (queue-worker.ts) agree on: the queue names, job
-// ids, the dead-letter entry and the progress marks.
+// What the BullMQ segment prover (queue-producer.ts) and its workers (queue-worker.ts) agree on: the queue
+// names, job ids, the dead-letter entry and the progress marks.
 import { createHash } from "node:crypto";
 import type { ConnectionOptions, Job, Queue } from "bullmq";
 import { SegmentProofError, type SegmentTask } from "./task.js";

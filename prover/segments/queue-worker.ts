@@ -1,6 +1,7 @@
 // A segment worker on the BullMQ queue zkvai-segments, in this process (scripts/segment-worker.ts runs one as
 // a process): takes segments, proves each, and hands the proof back as the job's result. What the prover
-// does with a result it cannot trust is in queue.ts and claims.ts: nothing a worker returns is sent unchecked.
+// does with a result it cannot trust is in queue-producer.ts and claims.ts: nothing a worker returns is sent
+// unchecked.
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { Queue, Worker } from "bullmq";

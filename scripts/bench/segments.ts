@@ -21,11 +21,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { keccak256, parseEther, toBytes } from "viem";
+import { parseEther } from "viem";
 import { embeddedChain } from "../../sdk/dev/embedded.js";
 import { scopedSessionId } from "../../sdk/chain/escrow.js";
-import { Session, type RecordBody } from "../../sdk/provider/session.js";
-import { canonicalJson } from "../../sdk/core/canonical.js";
+import { Session } from "../../sdk/provider/session.js";
+import { findPredicate, PREDICATE_LIST, predicateById } from "../../sdk/core/predicates/index.js";
 import { TraceStore } from "../../sdk/provider/store.js";
 import { registerPromise } from "../../sdk/provider/promises.js";
 import { deployZkVai } from "../../prover/artifacts/deploy.js";
@@ -37,7 +37,6 @@ import type { SegmentProver } from "../../prover/segments/pool.js";
 import { QueueSegmentProver, startSegmentWorker } from "../../prover/segments/queue.js";
 import { startRedis } from "../lib/private-redis.js";
 import { ROOT } from "../../sdk/manifest/packages.js";
-import { EXAMPLE_ALLOWLIST, EXAMPLE_PROFILE } from "../../examples/agent.js";
 import { benchMachine } from "./machine.js";
 
 const { values } = parseArgs({
@@ -60,89 +59,14 @@ const { values } = parseArgs({
 const sizes = values.records.split(",").map(Number);
 const workerCounts = values.workers.split(",").map(Number);
 const predicate = values.predicate;
-if (!["AAP-1", "AAP-2", "AAP-3", "AAP-4", "AAP-5"].includes(predicate))
-  throw new Error("--predicate must be one of AAP-1 to AAP-5 (each has a segment circuit)");
+if (!findPredicate(predicate))
+  throw new Error(`--predicate must be one of ${PREDICATE_LIST.map((d) => d.id).join(", ")}`);
 if (values.violate !== "none" && values.violate !== "last") throw new Error("--violate must be none or last");
 const gasPrice = Number(values["gas-price-gwei"]);
 
-// The predicates' bench traces: AAP-1 a human approval, then the exec call it covers, over and over (the
-// violation denies the last approval, so the last call runs without one); AAP-2 reads under /data; AAP-3 payments to listed merchants; AAP-4 emails to
-// the allowlist; AAP-5 lookups of 97 queries over and over, and a payment of 1 every tenth record, under a
-// sum and a repeat limit of a million.
-const PAY_PROFILE = { version: 1, tools: { pay: { target: "to", amount: { key: "wei", decimals: 0 } } } };
-interface BenchSetup {
-  theta: unknown;
-  profile: unknown;
-  record(i: number, bad: boolean): RecordBody;
-}
-const execArgs = (i: number) => ({ command: `make job-${i >> 1}` });
-const SETUPS: Record<string, BenchSetup> = {
-  "AAP-1": {
-    theta: { gatedTools: ["exec"], acceptedAuthorities: ["human"] },
-    profile: { version: 1, tools: { exec: {} } },
-    record: (i: number, bad: boolean): RecordBody =>
-      i % 2 === 0
-        ? {
-            kind: "authorization",
-            actionId: `a${i >> 1}`,
-            tool: "exec",
-            argsHash: keccak256(toBytes(canonicalJson(execArgs(i)))),
-            decision: bad ? "deny" : "allow",
-            authority: "human",
-            scope: "once",
-          }
-        : { kind: "call", tool: "exec", args: execArgs(i), actionId: `a${i >> 1}` },
-  },
-  "AAP-2": {
-    theta: { scopedTools: ["read_file"], allowPrefixes: ["/data"] },
-    profile: { version: 1, tools: { read_file: { path: "path" } } },
-    record: (i: number, bad: boolean) => ({
-      kind: "call" as const,
-      tool: "read_file",
-      args: { path: bad ? "/etc/passwd" : `/data/run/${i % 97}.json` },
-    }),
-  },
-  "AAP-5": {
-    theta: {
-      countedTools: ["pay"],
-      maxCount: "1000000",
-      summedTools: ["pay"],
-      maxSum: "1000000",
-      maxRepeat: "1000000",
-    },
-    profile: {
-      version: 1,
-      tools: { pay: { target: "to", amount: { key: "wei", decimals: 0 } }, lookup: {} },
-    },
-    record: (i: number, bad: boolean) => {
-      const args: Record<string, string> =
-        i % 10 === 9 ? { to: "m", wei: bad ? "2000000" : "1" } : { q: `q${i % 97}` };
-      return { kind: "call" as const, tool: i % 10 === 9 ? "pay" : "lookup", args };
-    },
-  },
-  "AAP-3": {
-    theta: { payTools: ["pay"], merchants: ["shop", "m"], cap: "1000000" },
-    profile: PAY_PROFILE,
-    record: (i: number, bad: boolean) => ({
-      kind: "call" as const,
-      tool: "pay",
-      args: { to: bad ? "stranger" : i % 2 ? "m" : "shop", wei: String(1 + (i % 1000)) },
-    }),
-  },
-  "AAP-4": {
-    theta: { outboundTools: ["send_email"], allowlist: EXAMPLE_ALLOWLIST },
-    profile: EXAMPLE_PROFILE,
-    record: (i: number, bad: boolean) => ({
-      kind: "call" as const,
-      tool: "send_email",
-      args: {
-        to: bad ? "eve@evil.example" : EXAMPLE_ALLOWLIST[i % EXAMPLE_ALLOWLIST.length]!,
-        subject: `#${i}`,
-      },
-    }),
-  },
-};
-const setups = SETUPS[predicate]!;
+// The predicate's long stream (sdk/core/predicates/<aapN>/samples.ts): record i of a compliant session, or of
+// one whose last record violates.
+const setups = predicateById(predicate).samples.stream;
 
 // --queue: one private Redis for the whole run, and per run a QueueSegmentProver with its own key prefix
 // (so no run reads another's completed jobs) and `workers` segment workers on it.

@@ -30,8 +30,10 @@
 // No work on the hot path beyond Session.call: the wrapper reads toolCallId and hands the input on.
 import type { ToolApprovalRequestOutput, ToolApprovalResponse, ToolSet } from "ai";
 import {
+  withDetails,
   ZkvaiError,
   type GuardRefusal,
+  type ZkvaiErrorOptions,
   type InvalidCallError,
   type StoreUnavailableError,
 } from "../core/errors.js";
@@ -65,8 +67,12 @@ export class ToolRefusedError extends ZkvaiError {
   constructor(
     readonly tool: string,
     readonly refusal: GuardRefusal | StoreUnavailableError | InvalidCallError,
+    options?: ZkvaiErrorOptions,
   ) {
-    super(refusalText(tool, refusal), { cause: refusal });
+    super(refusalText(tool, refusal), {
+      cause: refusal,
+      ...withDetails(options, { tool, refusal: refusal.code }),
+    });
   }
 }
 

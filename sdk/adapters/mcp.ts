@@ -35,6 +35,7 @@ import { randomUUID } from "node:crypto";
 import { receiptToJson } from "../chain/receipts.js";
 import type { Session } from "../provider/session.js";
 import {
+  ApprovalTimeoutError,
   FailedResult,
   HarnessInputError,
   HarnessRecorder,
@@ -47,7 +48,7 @@ import {
   type ToolArgs,
 } from "./recorder.js";
 
-export { HarnessInputError, type Approval, type Authority } from "./recorder.js";
+export { ApprovalTimeoutError, HarnessInputError, type Approval, type Authority } from "./recorder.js";
 
 /** What `approve` is asked, once per call, before the call is sent. */
 export interface McpApprovalRequest {
@@ -255,7 +256,11 @@ async function decide(
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<Approval>((resolve) => {
     timer = setTimeout(() => {
-      abort.abort(new Error(`approval of ${call.tool} timed out after ${limit.ms} ms`));
+      abort.abort(
+        new ApprovalTimeoutError(`approval of ${call.tool} timed out after ${limit.ms} ms`, {
+          details: { tool: call.tool, timeoutMs: limit.ms },
+        }),
+      );
       const { authority, policyId } = limit;
       resolve({ decision: "timeout", authority, ...(policyId !== undefined ? { policyId } : {}) });
     }, limit.ms);

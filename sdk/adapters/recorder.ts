@@ -19,6 +19,7 @@ import {
   InvalidCallError,
   StoreUnavailableError,
   ZkvaiError,
+  type ZkvaiErrorOptions,
 } from "../core/errors.js";
 import {
   AUTHORITIES,
@@ -63,6 +64,15 @@ export class HarnessInputError extends InputError {
 export class OutcomeUnknownError extends InputError {
   static override readonly code: string = "OUTCOME_UNKNOWN";
   override name = "OutcomeUnknownError";
+}
+
+/**
+ * A tool call's approval did not come within its timeout: the reason the approver's AbortSignal carries (the
+ * call itself is refused as "timeout", and recorded so).
+ */
+export class ApprovalTimeoutError extends ZkvaiError {
+  static override readonly code: string = "APPROVAL_TIMEOUT";
+  override name = "ApprovalTimeoutError";
 }
 
 /** What begin() tells the framework: run the tool, or refuse it with a reason the model can read. */
@@ -115,8 +125,9 @@ export class FailedResult<T> extends ZkvaiError {
   constructor(
     readonly value: T,
     message: string,
+    options?: ZkvaiErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 }
 

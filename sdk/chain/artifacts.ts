@@ -5,6 +5,8 @@ import path from "node:path";
 import { getAddress, type Abi, type Address, type Hex, type TransactionReceipt } from "viem";
 import { hardhatArtifactsDir } from "./locations.js";
 import type { ChainHandle, Wallet } from "./network.js";
+import { BuildMissingError } from "../core/errors.js";
+import { ChainStateError } from "./escrow-errors.js";
 
 const COMPILE_HINT =
   "run `npm run setup` (or `vai setup`) first, or point ZKVAI_BUILD_DIR at a build that has";
@@ -33,8 +35,14 @@ async function findArtifactFiles(dir: string, file: string): Promise<string[]> {
 export async function readArtifact(name: string): Promise<Artifact> {
   const dir = hardhatArtifactsDir();
   const files = await findArtifactFiles(dir, `${name}.json`);
-  if (files.length === 0) throw new Error(`artifact ${name} not found under ${dir}: ${COMPILE_HINT}`);
-  if (files.length > 1) throw new Error(`artifact ${name} is ambiguous: ${files.join(", ")}`);
+  if (files.length === 0)
+    throw new BuildMissingError(`artifact ${name} not found under ${dir}: ${COMPILE_HINT}`, {
+      details: { artifact: name, dir },
+    });
+  if (files.length > 1)
+    throw new BuildMissingError(`artifact ${name} is ambiguous: ${files.join(", ")}`, {
+      details: { artifact: name, files },
+    });
   const { contractName, sourceName, abi, bytecode } = JSON.parse(
     await readFile(files[0], "utf8"),
   ) as Artifact;
@@ -48,7 +56,8 @@ export interface Deployed {
 
 export async function receiptOf(chain: ChainHandle, hash: Hex): Promise<TransactionReceipt> {
   const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
-  if (receipt.status !== "success") throw new Error(`transaction ${hash} reverted`);
+  if (receipt.status !== "success")
+    throw new ChainStateError(`transaction ${hash} reverted`, { details: { txHash: hash } });
   return receipt;
 }
 
@@ -62,7 +71,8 @@ export async function deployBytecode(
 ): Promise<Deployed> {
   const hash = await wallet.deployContract({ abi, bytecode, args });
   const receipt = await receiptOf(chain, hash);
-  if (!receipt.contractAddress) throw new Error(`deployment ${hash} created no contract`);
+  if (!receipt.contractAddress)
+    throw new ChainStateError(`deployment ${hash} created no contract`, { details: { txHash: hash } });
   return { address: getAddress(receipt.contractAddress), gasUsed: receipt.gasUsed };
 }
 

@@ -2,8 +2,24 @@
 // cover a new session, what each named promise guarantees a session, and the release of earmarks whose claim
 // windows ended. EscrowClient's coverage methods delegate here, so escrow.ts stays the typed plumbing.
 import type { Address, Hex } from "viem";
-import type { EscrowClient } from "./escrow.js";
-import { Coverage, type SessionCoverage } from "./escrow-types.js";
+import { Coverage, type PairCoverage, type PromiseInfo, type SessionCoverage } from "./escrow-types.js";
+import type { ESCROW_ABI } from "./generated/escrow-abi.js";
+import type { ChainHandle } from "./network.js";
+
+/**
+ * What coverage reads and sends through an EscrowClient, by shape: escrow.ts delegates its coverage methods here,
+ * so this file names the members it needs instead of importing the class back.
+ */
+export interface CoverageClient {
+  readonly chain: ChainHandle;
+  readonly address: Address;
+  readonly abi: typeof ESCROW_ABI;
+  readonly fromBlock: bigint;
+  promise(promiseId: bigint): Promise<PromiseInfo>;
+  coverageOf(sessionId: Hex, promiseId: bigint): Promise<PairCoverage>;
+  claimDeadline(sessionId: Hex, promiseId: bigint): Promise<bigint | null>;
+  releaseCoverage(sessionId: Hex, promiseId: bigint): Promise<unknown>;
+}
 
 /** openSession's `cover`: promise ids, or "auto" for every active promise of the provider pinned to the profile. */
 export type CoverOption = readonly bigint[] | "auto";
@@ -22,7 +38,7 @@ export interface RegisteredPromise {
  * profile check (sdk/provider/session-promises.ts).
  */
 export async function activeRegistrations(
-  escrow: EscrowClient,
+  escrow: CoverageClient,
   provider: Address,
 ): Promise<RegisteredPromise[]> {
   const logs = await escrow.chain.publicClient.getContractEvents({
@@ -48,7 +64,7 @@ export async function activeRegistrations(
 
 /** The ids of the provider's active promises pinned to `profileHash`: what "auto" covers a session with. */
 export async function activePromisesOf(
-  escrow: EscrowClient,
+  escrow: CoverageClient,
   provider: Address,
   profileHash: bigint,
 ): Promise<bigint[]> {
@@ -58,7 +74,7 @@ export async function activePromisesOf(
 }
 
 /** Every promise named when the session opened (its SessionCovered events), in the order it named them. */
-export async function sessionCoverage(escrow: EscrowClient, sessionId: Hex): Promise<SessionCoverage[]> {
+export async function sessionCoverage(escrow: CoverageClient, sessionId: Hex): Promise<SessionCoverage[]> {
   const logs = await escrow.chain.publicClient.getContractEvents({
     address: escrow.address,
     abi: escrow.abi,
@@ -81,7 +97,7 @@ export async function sessionCoverage(escrow: EscrowClient, sessionId: Hex): Pro
  * that the payouts return to the free reserve; returns the sessions released. Sends from the client's wallet;
  * anyone may, but the provider is the one whose capital it frees.
  */
-export async function releaseExpired(escrow: EscrowClient, promiseId: bigint): Promise<Hex[]> {
+export async function releaseExpired(escrow: CoverageClient, promiseId: bigint): Promise<Hex[]> {
   const logs = await escrow.chain.publicClient.getContractEvents({
     address: escrow.address,
     abi: escrow.abi,

@@ -1,5 +1,6 @@
 // Putting an escrow on a chain, and the session ids it accepts: the Poseidon(3) it hashes with, its verifier
-// registry and checkpoint budget (fixed at deployment), and ids scoped to the provider that opens them.
+// registry (entries never change; the deployer may only add new predicates) and checkpoint budget, and ids scoped
+// to the provider that opens them.
 // sdk/chain/escrow.ts re-exports all of it beside the client.
 import { DEFAULT_RECEIPT_WINDOW_S } from "../core/checkpoints.js";
 import { randomBytes } from "node:crypto";
@@ -53,7 +54,8 @@ export interface SegmentEntry {
 }
 
 /**
- * Deploys an Escrow whose verifiers are `registry` and `segments`, fixed for its lifetime: promises name a
+ * Deploys an Escrow whose verifiers are `registry` and `segments`, never changed (the deployer, the sending
+ * wallet, may later add predicates these do not serve: EscrowClient.appendPredicateVerifiers): promises name a
  * predicate and settle() calls that predicate's smallest fitting verifier from here (proveSegment its segment
  * verifier), never an address a provider gave. `checkpointInterval` is the checkpoint budget's step
  * (CHECKPOINT_INTERVAL in sdk/core/checkpoints.ts for the circuits built). Entries are sorted here by

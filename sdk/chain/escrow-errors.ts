@@ -1,7 +1,7 @@
 // An escrow transaction that failed, as a ZkvaiError a caller can branch on without knowing viem: the
 // escrow refused it (EscrowRevertError, naming the escrow's custom error), or it could not be sent or
 // confirmed (EscrowTxError). Reverts are read from viem's typed error chain (sdk/chain/retry.ts).
-import { ZkvaiError } from "../core/errors.js";
+import { withDetails, ZkvaiError, type ZkvaiErrorOptions } from "../core/errors.js";
 import { describeError, isTransportError, revertName } from "./retry.js";
 
 /** The escrow reverted the transaction: `revert` is its custom error's name, e.g. "InsufficientReserve". */
@@ -13,9 +13,9 @@ export class EscrowRevertError extends ZkvaiError {
     /** The escrow's custom error ("ClaimWindowClosed", …), or "unknown revert" when it could not be decoded. */
     readonly revert: string,
     message: string,
-    options?: ErrorOptions,
+    options?: ZkvaiErrorOptions,
   ) {
-    super(message, options);
+    super(message, withDetails(options, { functionName, revert }));
   }
 }
 
@@ -31,15 +31,29 @@ export class EscrowTxError extends ZkvaiError {
     readonly functionName: string,
     readonly transient: boolean,
     message: string,
-    options?: ErrorOptions,
+    options?: ZkvaiErrorOptions,
   ) {
-    super(message, options);
+    super(message, withDetails(options, { functionName, transient }));
   }
 }
 
-/** `e`, thrown by sending `functionName`, as one of the two errors above (a ZkvaiError is kept as it is). */
+/**
+ * The chain is not in the state an operation needs, or answered what this SDK does not expect: a mined
+ * transaction reverted, a receipt lacks the event the call emits, the escrow reports a status it does not
+ * define (another escrow version?), an account has no funds.
+ */
+export class ChainStateError extends ZkvaiError {
+  static override readonly code: string = "UNEXPECTED_CHAIN_STATE";
+  override name = "ChainStateError";
+}
+
+/**
+ * `e`, thrown by sending `functionName`, as one of the two errors above. Another ZkvaiError is kept as it is,
+ * except a ChainStateError (a receipt that reverted or lacks its event), which becomes an EscrowTxError
+ * caused by it, as such a failure always has.
+ */
 export function escrowFailure(functionName: string, e: unknown): ZkvaiError {
-  if (e instanceof ZkvaiError) return e;
+  if (e instanceof ZkvaiError && !(e instanceof ChainStateError)) return e;
   const revert = revertName(e);
   const line = describeError(e);
   if (revert !== undefined)

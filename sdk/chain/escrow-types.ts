@@ -16,8 +16,11 @@ export interface PromiseInfo {
   profileHash: bigint;
   payout: bigint;
   reserve: bigint;
+  /** The promise's own whole-claim verifiers (settle calls them), copied from the registry at registration. */
   capacities: readonly number[];
   verifiers: readonly Address[];
+  /** The promise's own copy of its predicate's segment verifier (proveSegment calls it); the zero address: none. */
+  segmentVerifier: Address;
   /** Block time of retirePromise; 0n while the promise is active. */
   retiredAt: bigint;
   retiredNonce: bigint;

@@ -15,7 +15,8 @@ import { PROOF_WORDS } from "../core/claim.js";
 import { checkReceipt, splitSignature, type Receipt } from "../core/receipt.js";
 import { receiptOf } from "./artifacts.js";
 import { activePromisesOf, releaseExpired, sessionCoverage, type CoverOption } from "./escrow-coverage.js";
-import { escrowFailure } from "./escrow-errors.js";
+import type { SegmentEntry, VerifierEntry } from "./escrow-deploy.js";
+import { ChainStateError, escrowFailure } from "./escrow-errors.js";
 import {
   ClaimStatus,
   Coverage,
@@ -43,7 +44,7 @@ type EscrowAbi = typeof ESCROW_ABI;
 type WriteName = ContractFunctionName<EscrowAbi, "nonpayable" | "payable">;
 
 export * from "./escrow-deploy.js";
-export { EscrowRevertError, EscrowTxError } from "./escrow-errors.js";
+export { ChainStateError, EscrowRevertError, EscrowTxError } from "./escrow-errors.js";
 export { activePromisesOf, type CoverOption } from "./escrow-coverage.js";
 
 // ------------------------------------------------------------------------------------------------ escrow client
@@ -83,7 +84,10 @@ function logged<T>(l: { args: T; transactionHash: Hex; blockNumber: bigint; logI
 }
 
 function claimStatus(code: number): ClaimStatus {
-  if (!(code in ClaimStatus)) throw new Error(`the escrow reported an unknown claim status ${code}`);
+  if (!(code in ClaimStatus))
+    throw new ChainStateError(`the escrow reported an unknown claim status ${code}`, {
+      details: { status: code },
+    });
   return code;
 }
 
@@ -148,7 +152,9 @@ export class EscrowClient {
     const mine = <L extends { address: Address }>(logs: L[], eventName: string, count: number) => {
       const own = logs.filter((l) => isAddressEqual(l.address, this.address));
       if (own.length !== count)
-        throw new Error(`expected ${count} ${eventName} in ${txHash}, got ${own.length}`);
+        throw new ChainStateError(`expected ${count} ${eventName} in ${txHash}, got ${own.length}`, {
+          details: { event: eventName, txHash, expected: count, found: own.length },
+        });
       return own;
     };
     const [opened] = mine(
@@ -285,6 +291,27 @@ export class EscrowClient {
     return this.send("withdraw", [], "Withdrawn");
   }
 
+  /**
+   * The escrow's deployer adds a predicate it does not serve yet: its whole-claim verifiers (sorted here by
+   * capacity) and at most one segment verifier, checked as the constructor checks its entries. A predicate that
+   * has any entry already is refused (`PredicateExists`), as is any other sender (`NotDeployer`): entries are never
+   * changed, so no promise's verifiers can be. Failures are EscrowRevertError / EscrowTxError.
+   * prover/artifacts/deploy.ts appendPredicateFromManifest deploys a manifest predicate's verifiers and calls this.
+   */
+  async appendPredicateVerifiers(
+    predicateId: number,
+    verifiers: readonly VerifierEntry[],
+    segment?: SegmentEntry,
+  ): Sent<{ verifiers: bigint; segmentVerifier: Address }> {
+    const sorted = [...verifiers].sort((a, b) => a.capacity - b.capacity);
+    const args = [predicateId, sorted, segment ? [segment] : []] as const;
+    try {
+      return await this.send("appendPredicateVerifiers", args, "PredicateAppended");
+    } catch (e) {
+      throw escrowFailure("appendPredicateVerifiers", e);
+    }
+  }
+
   // -------------------------------------------------------------------------------------------- reads
   // Typed by the ABI: each returns the contract's own struct or tuple, with no cast.
 
@@ -334,7 +361,10 @@ export class EscrowClient {
     });
   }
 
-  /** The registry's verifiers for a predicate, by ascending capacity (fixed when the escrow was deployed). */
+  /**
+   * The registry's verifiers for a predicate, by ascending capacity: written once, at deployment or by
+   * appendPredicateVerifiers for a predicate that had none, and never changed.
+   */
   async verifierSet(predicateId: number): Promise<{ capacities: number[]; verifiers: Address[] }> {
     const [capacities, verifiers] = await this.chain.publicClient.readContract({
       ...this.contract,
@@ -344,7 +374,7 @@ export class EscrowClient {
     return { capacities: [...capacities], verifiers: [...verifiers] };
   }
 
-  /** The predicate's segment verifier, fixed at deployment; null when its promises settle by single proofs only. */
+  /** The predicate's segment verifier (written once, like verifierSet); null when it has none. */
   async segmentVerifier(predicateId: number): Promise<SegmentVerifierInfo | null> {
     const [segmentSize, checkpoints, verifier] = await this.chain.publicClient.readContract({
       ...this.contract,
@@ -380,7 +410,10 @@ export class EscrowClient {
       functionName: "coverageOf",
       args: [sessionId, promiseId],
     });
-    if (!(coverage in Coverage)) throw new Error(`the escrow reported an unknown coverage ${coverage}`);
+    if (!(coverage in Coverage))
+      throw new ChainStateError(`the escrow reported an unknown coverage ${coverage}`, {
+        details: { coverage },
+      });
     return { coverage, openClaimId, amount };
   }
 
@@ -593,7 +626,10 @@ export class EscrowClient {
     const logs = parseEventLogs({ abi: ESCROW_ABI, logs: receipt.logs, eventName }).filter((l) =>
       isAddressEqual(l.address, this.address),
     );
-    if (logs.length !== 1) throw new Error(`expected one ${eventName} in ${txHash}`);
+    if (logs.length !== 1)
+      throw new ChainStateError(`expected one ${eventName} in ${txHash}`, {
+        details: { event: eventName, txHash, found: logs.length },
+      });
     return { gasUsed, txHash, ...(logs[0].args as T) };
   }
 

@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { BuildMissingError, ConfigurationError } from "../core/errors.js";
 
 export const BUILD_DIR_ENV = "ZKVAI_BUILD_DIR";
 
@@ -26,7 +27,7 @@ export function buildDir(): string {
   // The manifest's paths start with build/ (and contracts/generated/ beside it), so the directory must be the
   // `build/` of the project setup ran in, not a copy under another name.
   if (path.basename(dir) !== "build")
-    throw new Error(
+    throw new ConfigurationError(
       `${BUILD_DIR_ENV}=${configured} must name the build/ directory setup made (its last part is "build")`,
     );
   return dir;
@@ -49,6 +50,9 @@ export function hardhatConfigPath(): string {
 /** A file of the package itself (circuits/instances.json, contracts/…), never of the caller's cwd. */
 export function packageFile(relative: string): string {
   const file = path.join(packageRoot(), relative);
-  if (!existsSync(file)) throw new Error(`${relative} is not in the zkvai package at ${packageRoot()}`);
+  if (!existsSync(file))
+    throw new BuildMissingError(`${relative} is not in the zkvai package at ${packageRoot()}`, {
+      details: { file: relative, packageRoot: packageRoot() },
+    });
   return file;
 }

@@ -250,3 +250,11 @@ export function chainHead(leaves: readonly bigint[], n: number): bigint {
     throw new RangeError(`chain head of ${n} records out of 1..${leaves.length}`);
   return leaves[n - 1]!;
 }
+
+/** A trace as a circuit of some capacity sees it: every row's slots (zero rows past the trace). */
+export interface EncodedTrace {
+  slots: readonly (readonly bigint[])[];
+  /** Records in the trace; rows from n on are padding. */
+  n: number;
+  finalRoot: bigint;
+}

@@ -1,45 +1,41 @@
 // zkVAI's one error root, and what a Session refuses, and why, as named errors callers can tell apart.
 //
-// Every error class in sdk/, prover/ and scripts/ descends from ZkvaiError and declares its own
-// stable `code` (static, so it is known without an instance; instances read it through `code`).
-// Callers branch on `code` or instanceof, never on message text. test/sdk/errors.test.ts finds
-// every error class, checks it descends from ZkvaiError with a unique code, and that this list
-// names each code:
-//   sdk/core/errors.ts        ZKVAI, INVALID_RECORD, INVALID_CALL, BAD_PROMISE_REF,
-//                             IDEMPOTENCY_CONFLICT, SESSION_CLOSED, SESSION_OPEN_FAILED,
-//                             SESSION_RECOVERY_FAILED, CHECKPOINT_MISMATCH, SESSION_CLOSE_FAILED,
-//                             GUARD_REFUSED, STORE_UNAVAILABLE, RECORD_WRITE_FAILED,
-//                             RECORDED_TOOL_ERROR, CHECKPOINT_BUDGET, BEYOND_CAPACITY,
-//                             BAD_INPUT, PROFILE_MISMATCH,
-//                             CALL_NOT_RUN
-//   sdk/core/canonical.ts     NOT_CANONICAL_JSON
-//   sdk/core/encoding.ts      UNENCODABLE
-//   sdk/core/inputs.ts        INPUT_COLLISION
-//   sdk/core/paths.ts         BAD_PATH
-//   sdk/core/predicates       BAD_THETA
-//   sdk/core/profile.ts       BAD_PROFILE
-//   sdk/core/python-json.ts   BAD_PYTHON_JSON
-//   sdk/core/records.ts       BAD_RECORD, RECORD_TOO_LARGE
-//   sdk/core/segments.ts      SEGMENT_ERROR
-//   sdk/chain/deployment.ts   BAD_DEPLOYMENT
-//   sdk/chain/escrow-errors.ts ESCROW_REVERTED, ESCROW_TX_FAILED
-//   sdk/provider/store.ts              STORE_CONFLICT, STORE_FAILED
-//   sdk/provider/promises.ts           NO_VERIFIER
-//   sdk/adapters              BAD_HARNESS_INPUT, OUTCOME_UNKNOWN, FAILED_RESULT, TOOL_REFUSED,
-//                             OPENCLAW_TOOL_ERROR
-//   sdk/user                  SETTLEMENT_INVALID, SETTLEMENT_UNCHECKABLE, NO_SUCH_CLAIM,
-//                             CLAIM_NOT_SETTLED
-//   prover/claims.ts          TRACE_MISMATCH, CLAIM_ERROR, CLAIM_NOT_OPEN, SESSION_NOT_CLOSED,
-//                             RECEIPT_WINDOW_OPEN
-//   prover/claim-answerer.ts  CLAIM_REFUSED
-//   prover/prove.ts           PROOF_FAILED
-//   prover/rpc-retry.ts       RPC_UNAVAILABLE
-//   prover/watcher-state.ts   WATCHER_LOCKED
-//   prover/witness.ts         WITNESS_FAILED
-//   prover/segments           SEGMENT_PROOF_FAILED, SEGMENT_WORKER_DIED, SEGMENT_DEAD_LETTERED,
-//                             SEGMENT_QUEUE_TIMEOUT, SEGMENT_PROOF_REJECTED
-//   prover/artifacts          TOOL_FAILED, BAD_MANIFEST
-//   bin/cli               ALREADY_REPORTED, BAD_CEREMONY_USAGE, CLAIM_NOT_DUE
+// Error policy (docs/ARCHITECTURE.md "Errors" says it in full):
+// - An operational failure (bad input, a chain state, a missing build, a conflict, an RPC failure, a proof
+//   rejected…) throws a ZkvaiError subclass with a stable `code`, the values involved in `details`, the
+//   underlying error in `cause`, and where to read more in `docs`.
+// - A plain Error (or TypeError/RangeError) is for misuse only: the caller's code broke an invariant (a
+//   method called in the wrong state, a client without the wallet it needs), or a state that cannot occur.
+// - Callers branch on `err.code` (or instanceof), never on message text, which may be reworded.
+// - The `vai` CLI exits 2 for an InputError (bad input or configuration), 1 for any other failure, 0 for
+//   success (bin/cli/common.ts runCommand; `vai verify` adds 3, see its usage).
+// - Every code is listed once, with its meaning and docs, in ERROR_CODES (sdk/core/error-codes.ts);
+//   test/sdk/errors.test.ts fails on a class whose code is not listed there, and on a listed code no class uses.
+import { ERROR_CODES, ERRORS_DOC } from "./error-codes.js";
+
+export { ERROR_CODES, ERRORS_DOC, type ErrorCode, type ErrorCodeInfo } from "./error-codes.js";
+
+/** A value `details` may hold: what JSON.stringify writes faithfully (a bigint goes in as its decimal string). */
+export type ErrorDetail =
+  null | boolean | number | string | readonly ErrorDetail[] | { readonly [key: string]: ErrorDetail };
+
+/** The values an error involves, by name (a claim id, a file, a count), for logs and programs; JSON as it is. */
+export type ErrorDetails = Readonly<Record<string, ErrorDetail>>;
+
+export interface ZkvaiErrorOptions extends ErrorOptions {
+  /** The values involved; defaults to {}. */
+  details?: ErrorDetails;
+  /** Where to read more, overriding the code's ERROR_CODES entry: a docs path and anchor, or a URL. */
+  docs?: string;
+}
+
+/** `options` with `details` (the class's own fields) under the caller's: what a subclass constructor passes on. */
+export function withDetails(
+  options: ZkvaiErrorOptions | undefined,
+  details: ErrorDetails,
+): ZkvaiErrorOptions {
+  return { ...options, details: { ...details, ...options?.details } };
+}
 
 /**
  * Root of every zkVAI error. Subclasses keep their own `name`; each declares
@@ -49,10 +45,25 @@
 export class ZkvaiError extends Error {
   static readonly code: string = "ZKVAI";
   override name = "ZkvaiError";
+  /** The values involved, as plain JSON (never the message's text to parse). */
+  readonly details: ErrorDetails;
+  readonly #docs: string | undefined;
+
+  /** `options.cause` is ES2022's Error cause: the error this one reports, kept for its stack and type. */
+  constructor(message?: string, options?: ZkvaiErrorOptions) {
+    super(message, options);
+    this.details = options?.details ?? {};
+    this.#docs = options?.docs;
+  }
 
   /** Stable and machine-readable, e.g. "TRACE_MISMATCH"; unlike the message, never reworded. */
   get code(): string {
     return (this.constructor as typeof ZkvaiError).code;
+  }
+
+  /** Where this error is explained: a docs path and anchor (relative to the package root), or a URL. */
+  get docs(): string {
+    return this.#docs ?? (ERROR_CODES as Record<string, { docs?: string }>)[this.code]?.docs ?? ERRORS_DOC;
   }
 }
 
@@ -109,8 +120,9 @@ export class CheckpointMismatchError extends ZkvaiError {
     message: string,
     /** Index of the on-chain checkpoint (in chain order) that the store does not reproduce. */
     readonly checkpoint: number,
+    options?: ZkvaiErrorOptions,
   ) {
-    super(message);
+    super(message, withDetails(options, { checkpoint }));
   }
 }
 
@@ -131,8 +143,12 @@ export class GuardRefusal extends ZkvaiError {
     readonly reason: string,
     /** seq of the blocked record that documents the refusal. */
     readonly seq: number,
+    options?: ZkvaiErrorOptions,
   ) {
-    super(`guard refused the call: it would violate promise ${promiseIndex} (${predicate}): ${reason}`);
+    super(
+      `guard refused the call: it would violate promise ${promiseIndex} (${predicate}): ${reason}`,
+      withDetails(options, { predicate, promiseIndex, reason, seq }),
+    );
   }
 }
 
@@ -166,8 +182,9 @@ export class RecordedToolError extends ZkvaiError {
     message: string,
     /** seq of the stored record. */
     readonly seq: number,
+    options?: ZkvaiErrorOptions,
   ) {
-    super(message);
+    super(message, withDetails(options, { seq }));
   }
 }
 
@@ -210,7 +227,45 @@ export class ProfileMismatchError extends SessionOpenError {
     readonly sessionProfileHash: bigint,
     /** The promises that pin another profile, with the profileHash each pins. */
     readonly mismatched: readonly { promiseId: bigint; profileHash: bigint }[],
+    options?: ZkvaiErrorOptions,
   ) {
-    super(message);
+    super(
+      message,
+      withDetails(options, {
+        sessionProfileHash: String(sessionProfileHash),
+        mismatched: mismatched.map((m) => ({
+          promiseId: String(m.promiseId),
+          profileHash: String(m.profileHash),
+        })),
+      }),
+    );
   }
+}
+
+/**
+ * A built artifact is missing or out of date (a circuit, its keys or verifier, a contract artifact, an npm
+ * package): run `npm run setup` (or `npm install`). Nothing was sent.
+ */
+export class BuildMissingError extends ZkvaiError {
+  static override readonly code: string = "BUILD_MISSING";
+  override name = "BuildMissingError";
+}
+
+/**
+ * The build's environment or project files name something unusable (ZKVAI_BUILD_DIR, VAI_PTAU, the instance
+ * table, `--only`/`--group`). Unlike an InputError, the `vai` CLI exits 1 for it, as it always has.
+ */
+export class ConfigurationError extends ZkvaiError {
+  static override readonly code: string = "BAD_CONFIGURATION";
+  override name = "ConfigurationError";
+}
+
+/**
+ * A circuit's witness cannot be built from these records: the trace holds more than the instance can (an
+ * event log past its slots), or the values disagree with themselves. The prover raises it; segment carriers
+ * (sdk/core/predicates/<aapN>/segment.ts) raise it from the core.
+ */
+export class WitnessError extends ZkvaiError {
+  static override readonly code: string = "WITNESS_FAILED";
+  override name = "WitnessError";
 }

@@ -2,7 +2,7 @@
 // signals), each a dictionary of signal names. Spreading them into one object would let a later part
 // silently replace an earlier part's signal, and the proof would then be of other values than the
 // ones each part computed; mergeInputs refuses any name two parts both give.
-import { ZkvaiError } from "./errors.js";
+import { withDetails, ZkvaiError, type ZkvaiErrorOptions } from "./errors.js";
 
 /** A circuit's input: signal name to a field element (decimal digits), a vector, or a matrix. */
 export type CircuitInput = Record<string, string | string[] | string[][]>;
@@ -11,8 +11,11 @@ export type CircuitInput = Record<string, string | string[] | string[][]>;
 export class InputCollisionError extends ZkvaiError {
   static override readonly code: string = "INPUT_COLLISION";
   override name = "InputCollisionError";
-  constructor(readonly signal: string) {
-    super(`circuit input "${signal}" is given by two parts of the input`);
+  constructor(
+    readonly signal: string,
+    options?: ZkvaiErrorOptions,
+  ) {
+    super(`circuit input "${signal}" is given by two parts of the input`, withDetails(options, { signal }));
   }
 }
 

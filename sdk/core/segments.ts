@@ -10,6 +10,9 @@ import { ZkvaiError } from "./errors.js";
 
 /** Levels of the trace tree a segment chain carries: sessions of at most 16^6 records (segment.circom). */
 export const SEGMENT_TREE_HEIGHT = 6;
+
+/** Segment labels carry a count − 1 in 24 bits: a session holds at most 16^6 = 2^24 records. */
+export const SESSION_COUNT_BITS = 4 * SEGMENT_TREE_HEIGHT;
 export const MAX_SEGMENTED_RECORDS = TREE_ARITY ** SEGMENT_TREE_HEIGHT;
 /**
  * The most segments one settleSegments call links: the escrow's MAX_CHAIN_LINKS (contracts/EscrowSegments.sol;

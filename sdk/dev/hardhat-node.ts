@@ -4,6 +4,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { createRequire } from "node:module";
 import { hardhatConfigPath, packageRoot } from "../chain/locations.js";
+import { ZkvaiError } from "../core/errors.js";
+
+/** A development Hardhat node that could not start (its port taken, no answer in time) or exited on its own. */
+export class DevNodeError extends ZkvaiError {
+  static override readonly code: string = "DEV_NODE_FAILED";
+  override name = "DevNodeError";
+}
 
 export interface HardhatNode {
   url: string;
@@ -76,7 +83,9 @@ export async function startHardhatNode(options: HardhatNodeOptions = {}): Promis
 async function launch(port: number, hostname: string, options: HardhatNodeOptions): Promise<HardhatNode> {
   // Otherwise another node already on the port would answer the readiness probe, and we would deploy onto it.
   if (!(await portIsFree(port, hostname)))
-    throw new Error(`port ${port} on ${hostname} is already in use (EADDRINUSE)`);
+    throw new DevNodeError(`port ${port} on ${hostname} is already in use (EADDRINUSE)`, {
+      details: { port, hostname },
+    });
   // cli.js, not the bin's bootstrap.js: the bootstrap may re-spawn node, and then stop() would kill only the
   // wrapper and leave the real node holding the port.
   const cli = createRequire(import.meta.url).resolve("hardhat/internal/cli/cli.js");
@@ -126,7 +135,9 @@ async function launch(port: number, hostname: string, options: HardhatNodeOption
     if (died || Date.now() > deadline) {
       await stop();
       const why = died ? `exited with code ${child.exitCode}` : "did not answer in time";
-      throw new Error(`hardhat node on port ${port} ${why}: ${tail.slice(-5).join(" | ")}`);
+      throw new DevNodeError(`hardhat node on port ${port} ${why}: ${tail.slice(-5).join(" | ")}`, {
+        details: { port, exitCode: child.exitCode, output: tail.slice(-5) },
+      });
     }
     await new Promise((r) => setTimeout(r, 150));
   }

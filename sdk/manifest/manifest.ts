@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { artifactsRoot, buildDir } from "../chain/locations.js";
-import { InputError } from "../core/errors.js";
+import { BuildMissingError, InputError } from "../core/errors.js";
 
 /** The manifest's path relative to the artifacts root (the parent of the build directory). */
 export const MANIFEST_PATH = "build/manifest.json";
@@ -140,7 +140,10 @@ function entry(name: string, root: string): CircuitEntry {
   const circuit = manifest.circuits[name];
   if (!circuit) {
     const known = Object.keys(manifest.circuits).join(", ") || "none";
-    throw new Error(`circuit "${name}" is not in ${MANIFEST_PATH} (known: ${known}); run \`npm run setup\``);
+    throw new BuildMissingError(
+      `circuit "${name}" is not in ${MANIFEST_PATH} (known: ${known}); run \`npm run setup\``,
+      { details: { circuit: name, known: Object.keys(manifest.circuits) } },
+    );
   }
   return circuit;
 }
@@ -173,12 +176,15 @@ export async function verifyArtifactHashes(name: string, root: string = artifact
   for (const [kind, ref] of Object.entries(c.files)) {
     const file = path.resolve(root, ref.path);
     if (!existsSync(file)) {
-      throw new Error(`${name}: ${kind} file ${ref.path} is missing; run \`npm run setup\``);
+      throw new BuildMissingError(`${name}: ${kind} file ${ref.path} is missing; run \`npm run setup\``, {
+        details: { circuit: name, kind, file: ref.path },
+      });
     }
     const actual = await sha256File(file);
     if (actual !== ref.sha256) {
-      throw new Error(
+      throw new BuildMissingError(
         `${name}: ${kind} file ${ref.path} has sha256 ${actual}, manifest says ${ref.sha256}; run \`npm run setup\``,
+        { details: { circuit: name, kind, file: ref.path, sha256: actual, expected: ref.sha256 } },
       );
     }
   }

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { packageRoot } from "../chain/locations.js";
+import { BuildMissingError } from "../core/errors.js";
 
 export const ROOT = packageRoot();
 export const rel = (p: string): string => path.relative(ROOT, p).split(path.sep).join("/");
@@ -18,7 +19,10 @@ export function pkgDir(name: string): string {
   for (let dir = ROOT; ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, "node_modules", name);
     if (existsSync(path.join(candidate, "package.json"))) return candidate;
-    if (path.dirname(dir) === dir) throw new Error(`${name} is not installed; run npm install`);
+    if (path.dirname(dir) === dir)
+      throw new BuildMissingError(`${name} is not installed; run npm install`, {
+        details: { package: name },
+      });
   }
 }
 
@@ -40,7 +44,8 @@ export function pkgBin(name: string): string {
     }
   ).bin;
   const entry = typeof bin === "string" ? bin : bin?.[name];
-  if (!entry) throw new Error(`${name} has no "${name}" bin entry`);
+  if (!entry)
+    throw new BuildMissingError(`${name} has no "${name}" bin entry`, { details: { package: name } });
   return path.join(dir, entry);
 }
 

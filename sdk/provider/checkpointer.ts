@@ -12,7 +12,7 @@ import type { Hex } from "viem";
 import type { EscrowClient, TxResult } from "../chain/escrow.js";
 import type { Logger } from "./log.js";
 import type { TraceStore } from "./store.js";
-import { CheckpointBudgetError, CheckpointMismatchError } from "../core/errors.js";
+import { CheckpointBudgetError, CheckpointMismatchError, SessionClosedError } from "../core/errors.js";
 import { checkpointAffordable } from "../core/checkpoints.js";
 import { backoffMs, revertName, type Backoff } from "../chain/retry.js";
 
@@ -119,7 +119,12 @@ export class Checkpointer {
     if (n <= this.confirmedN) return Promise.resolve();
     if (!this.running && !this.affordable(n)) return Promise.reject(this.budgetError(n));
     if (this.state === "stopped")
-      return Promise.reject(this.stopReason ?? new Error("checkpointing has stopped"));
+      return Promise.reject(
+        this.stopReason ??
+          new SessionClosedError("checkpointing has stopped", {
+            details: { sessionId: this.deps.sessionId },
+          }),
+      );
     const done = new Promise<void>((resolve, reject) => this.waiters.push({ n, resolve, reject }));
     this.request(n);
     return done;
@@ -253,7 +258,12 @@ export class Checkpointer {
     try {
       const info = await this.deps.escrow.session(this.deps.sessionId);
       await this.reconcile();
-      if (info.closed) this.stop(new Error(`session ${this.deps.sessionId} was closed on-chain`));
+      if (info.closed)
+        this.stop(
+          new SessionClosedError(`session ${this.deps.sessionId} was closed on-chain`, {
+            details: { sessionId: this.deps.sessionId },
+          }),
+        );
     } catch (e) {
       if (e instanceof CheckpointMismatchError) {
         this.deps.log.log("error", "checkpoint.mismatch", {

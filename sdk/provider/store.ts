@@ -220,7 +220,7 @@ export class TraceStore {
       this.db.exec("BEGIN IMMEDIATE");
       this.db.exec("ROLLBACK");
     } catch (e) {
-      throw new StoreError(`trace store unavailable: ${(e as Error).message}`);
+      throw new StoreError(`trace store unavailable: ${(e as Error).message}`, { cause: e });
     }
   }
 

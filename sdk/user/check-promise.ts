@@ -3,7 +3,7 @@
 // settled through runs the verifier of the manifest circuit it claims to serve (its whole-claim verifiers and
 // its segment verifier, each with every checksum `vai verify` checks: deployment-check.ts), and how much
 // reserve is not yet earmarked for the sessions it covers. A promise served by segments alone is checked through its segment verifier.
-import { zeroAddress, type Address, type Hex } from "viem";
+import { isAddressEqual, zeroAddress, type Address, type Hex } from "viem";
 import { Coverage, EscrowClient } from "../chain/escrow.js";
 import { type ChainHandle } from "../chain/network.js";
 import { PREDICATES } from "../core/predicates/index.js";
@@ -74,8 +74,10 @@ export async function checkPromise(opts: {
   const predicate = Object.values(PREDICATES).find((d) => d.code === p.predicateId);
   if (!predicate)
     throw new SettlementInvalid(`promise ${promiseId} has unknown predicate id ${p.predicateId}`);
-  // The escrow's code is checked above, so its registries are what the promise settles with: registerPromise
-  // copies both into the promise, and neither registry changes after deployment.
+  // The escrow's code is checked above. getPromise reports the promise's own copies, which settle and
+  // proveSegment call; registerPromise made them from the registries, read here from storage, so entries the
+  // deployer appended after deployment (appendPredicateVerifiers) are covered like the constructor's. A
+  // predicate's entries never change once written, so the two must agree.
   const registry = await escrow.verifierSet(p.predicateId);
   const same =
     registry.capacities.join() === p.capacities.join() &&
@@ -85,6 +87,10 @@ export async function checkPromise(opts: {
       `promise ${promiseId}'s verifiers differ from the escrow's registry for ${predicate.id}`,
     );
   const segment = await escrow.segmentVerifier(p.predicateId);
+  if (!isAddressEqual(p.segmentVerifier, segment?.verifier ?? zeroAddress))
+    throw new SettlementInvalid(
+      `promise ${promiseId}'s segment verifier ${p.segmentVerifier} differs from the escrow's registry for ${predicate.id}`,
+    );
   if (!p.capacities.length && !segment)
     throw new SettlementInvalid(`the escrow holds no ${predicate.id} verifier, whole-claim or segment`);
   checks.push(

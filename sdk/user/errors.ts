@@ -2,7 +2,7 @@
 // evidence that cannot be examined here (NOT verified), and a claim with no proof to check: none with that id,
 // or one not settled by a proof (still open, or defaulted). Each has its own code, and `vai verify` its own
 // line and exit code (bin/cli/verify.ts).
-import { ZkvaiError } from "../core/errors.js";
+import { withDetails, ZkvaiError, type ZkvaiErrorOptions } from "../core/errors.js";
 
 /** A link of the chain of evidence that does not hold; its message is the reason. */
 export class SettlementInvalid extends ZkvaiError {
@@ -23,8 +23,12 @@ export class NoSuchClaim extends ZkvaiError {
   constructor(
     readonly claimId: bigint,
     escrow: string,
+    options?: ZkvaiErrorOptions,
   ) {
-    super(`claim ${claimId} does not exist on escrow ${escrow}`);
+    super(
+      `claim ${claimId} does not exist on escrow ${escrow}`,
+      withDetails(options, { claimId: String(claimId), escrow }),
+    );
   }
 }
 
@@ -39,7 +43,8 @@ export class ClaimNotSettled extends ZkvaiError {
     readonly claimId: bigint,
     readonly state: "open" | "overdue" | "defaulted",
     message: string,
+    options?: ZkvaiErrorOptions,
   ) {
-    super(message);
+    super(message, withDetails(options, { claimId: String(claimId), state }));
   }
 }

@@ -15,7 +15,7 @@ import { segmentClaimDigest, SEGMENT_SATISFIED, SEGMENT_VIOLATED } from "../core
 import type { Manifest } from "../manifest/manifest.js";
 import { checkVerifier, insecureKeys } from "./deployment-check.js";
 import { SettlementInvalid } from "./errors.js";
-import { checkCredited, type SettlementReport } from "./verify-settlement.js";
+import { checkCredited, type SettlementReport } from "./settlement-report.js";
 
 export async function verifySegmentedSettlement(o: {
   chain: ChainHandle;

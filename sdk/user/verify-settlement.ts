@@ -17,30 +17,11 @@ import { predicateByCode } from "../core/predicates/index.js";
 import { manifestPath as defaultManifestPath, type Manifest, readManifest } from "../manifest/manifest.js";
 import { checkEscrowContracts, checkVerifier, insecureKeys } from "./deployment-check.js";
 import { ClaimNotSettled, NoSuchClaim, SettlementInvalid, SettlementUncheckable } from "./errors.js";
+import { checkCredited, type SettlementReport } from "./settlement-report.js";
 import { verifySegmentedSettlement } from "./verify-segments.js";
+export type { SettlementReport } from "./settlement-report.js";
 export { checkEscrowContracts, checkPoseidon3, checkVerifier } from "./deployment-check.js";
 export { SettlementUncheckable } from "./errors.js";
-
-export interface SettlementReport {
-  claimId: bigint;
-  sessionId: Hex;
-  promiseId: bigint;
-  violated: boolean;
-  circuit: string;
-  verifier: Address;
-  txHash: Hex;
-  blockNumber: bigint;
-  publicInputs: string[];
-  beneficiary: Address;
-  amount: bigint;
-  /**
-   * The verifier's key is a development key (the manifest marks it insecureDevSetup, or its ptau insecure):
-   * anyone could have forged the proof, so the settlement shows nothing about the session.
-   */
-  insecureKeys: boolean;
-  /** What was established, in order. */
-  checks: string[];
-}
 
 /**
  * The claim, which must exist and have been settled by a proof: NoSuchClaim when there is none, ClaimNotSettled
@@ -79,32 +60,6 @@ async function settledClaim(escrow: EscrowClient, claimId: bigint): Promise<Clai
     "overdue",
     `claim ${claimId} is not settled: no proof came within its proof window (ended ${end}); anyone may now call claimDefault (\`vai claim default ${claimId}\`) to pay the user`,
   );
-}
-
-/**
- * The money followed the verdict: the settlement credited payout + bond to the session's user for violated,
- * the bond to its provider for satisfied (one rule for `settle` and `settleSegments`).
- */
-export function checkCredited(o: {
-  violated: boolean;
-  session: { user: Address; provider: Address };
-  promise: { payout: bigint };
-  claim: { bond: bigint };
-  event: { beneficiary: Address; amount: bigint };
-  checks: string[];
-}): { beneficiary: Address; amount: bigint } {
-  const { violated, session, promise, claim, event, checks } = o;
-  const [beneficiary, amount] = violated
-    ? [session.user, promise.payout + claim.bond]
-    : [session.provider, claim.bond];
-  if (!isAddressEqual(event.beneficiary, beneficiary) || event.amount !== amount)
-    throw new SettlementInvalid(
-      `the settlement credited ${event.amount} wei to ${event.beneficiary}, not ${amount} to ${beneficiary}`,
-    );
-  checks.push(
-    `the escrow credited ${amount} wei to ${violated ? "the user" : "the provider"} ${getAddress(beneficiary)}`,
-  );
-  return { beneficiary, amount };
 }
 
 export async function verifySettlement(opts: {

@@ -73,6 +73,6 @@ describe("bench traces", () => {
   });
 
   it("refuses an unknown predicate", () => {
-    expect(() => benchTraces("AAP-9", 8)).toThrow(/no bench traces/);
+    expect(() => benchTraces("AAP-9", 8)).toThrow(/unknown predicate "AAP-9"/);
   });
 });

@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { countBits } from "../../sdk/core/multiset.js";
-import { certifyLabels, repeatHints, type RepeatRecord } from "../../sdk/core/repeats.js";
+import { certifyLabels, repeatHints, type RepeatRecord } from "../../sdk/core/predicates/aap5/repeats.js";
 import {
   compileTestCircuit,
   forge,

@@ -15,12 +15,13 @@ import type { TraceRecord } from "../../sdk/core/records.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { segmentInputs } from "../../prover/segments/witness.js";
-import { authorizationChain } from "../../sdk/core/segment-authorization.js";
+import { authorizationChain } from "../../sdk/core/predicates/aap1/segment-chains.js";
 import { fieldInverse } from "../../sdk/core/multiset.js";
 import { SLOT } from "../../sdk/core/encoding.js";
 import { FIELD_MODULUS as P } from "../../sdk/core/hash.js";
 import { type TestCircuit, accepts, forge, signalValue, signalsMatching } from "../helpers/circuit.js";
 import { compileSegmentCircuit, oracleCases } from "../helpers/segment-circuits.js";
+import { forgedSegmentInputs } from "../helpers/segment-forgery.js";
 
 const DEPTH = 3;
 const SIZE = 2 ** DEPTH;
@@ -170,7 +171,7 @@ describe("AAP-1 segments: authorization chains cross boundaries", () => {
     // Approved at 1, used at 10, replayed at 18: the replay reads usedIn = 1 and violates. A dishonest prover
     // points the replay's chain at the approval instead (rank 2, pred 1, the approval's fresh state), and
     // certifies the lie as the honest prover would: the pack chain, beta, the weights, zeta and every
-    // carried state follow the forged labels (segmentInputs' chainForgery).
+    // carried state follow the forged labels (forgedSegmentInputs' chainForgery).
     const records = trace(20, {
       1: allow("a1", "delete_file", X),
       10: call("delete_file", X, "a1"),
@@ -187,7 +188,7 @@ describe("AAP-1 segments: authorization chains cross boundaries", () => {
       return l;
     };
     for (const lie of [forged(0n), forged(1n)]) {
-      const { inputs: all } = segmentInputs({ ...spec(records), chainForgery: { labels: lie } });
+      const { inputs: all } = forgedSegmentInputs({ ...spec(records), chainForgery: { labels: lie } });
       expect(await ok(all[0]!)).toBe(true);
       expect(await ok(all[1]!)).toBe(true);
       // Satisfied is what the lie is for; the multiset identity fails at the last segment either way.
@@ -201,7 +202,7 @@ describe("AAP-1 segments: authorization chains cross boundaries", () => {
     fresh.validIn[18] = 0n;
     fresh.usedIn[18] = 0n;
     fresh.coversIn[18] = 0n;
-    expect(() => segmentInputs({ ...spec(records), chainForgery: { labels: fresh } })).toThrow(
+    expect(() => forgedSegmentInputs({ ...spec(records), chainForgery: { labels: fresh } })).toThrow(
       /no partial-fraction/,
     );
   });
@@ -237,7 +238,7 @@ describe("AAP-1 segments: authorization chains cross boundaries", () => {
       { labels: lie },
     );
     expect(chain.carries.at(-1)!.states).toBe(chain.carries.at(-1)!.handOffs);
-    const { inputs: forged } = segmentInputs({ ...spec(records), chainForgery: { labels: lie } });
+    const { inputs: forged } = forgedSegmentInputs({ ...spec(records), chainForgery: { labels: lie } });
     expect(await ok(forged[0]!)).toBe(true);
     expect(await ok(forged[1]!)).toBe(true);
     expect(await ok({ ...forged[2]!, stateOut: "1" })).toBe(false);
@@ -253,7 +254,7 @@ describe("AAP-1 segments: authorization chains cross boundaries", () => {
     // The same lie with a predecessor before the call (pred 16) passes the order check and breaks the
     // identity instead: pred is in the tuple.
     const earlier = { ...lie, pred: lie.pred.map((p, i) => (i === 17 ? 16n : p)) };
-    const { inputs: moved } = segmentInputs({ ...spec(records), chainForgery: { labels: earlier } });
+    const { inputs: moved } = forgedSegmentInputs({ ...spec(records), chainForgery: { labels: earlier } });
     expect(await ok({ ...moved[2]!, stateOut: "1" })).toBe(false);
   });
 
@@ -308,7 +309,7 @@ describe("AAP-1 segments: authorization chains cross boundaries", () => {
     const end = chain.carries.at(-1)!;
     expect(end.states).toBe(end.handOffs);
     expect((end.roots * end.fractions) % P).toBe(1n);
-    const { inputs: forged } = segmentInputs({ ...spec(records), chainForgery: forgery });
+    const { inputs: forged } = forgedSegmentInputs({ ...spec(records), chainForgery: forgery });
     expect(await ok(forged[0]!)).toBe(true);
     expect(await ok(forged[1]!)).toBe(true);
     await refusedOnlyAt({ ...forged[2]!, stateOut: "1" }, "isLast * (beta - betaSeed) === 0");
@@ -364,7 +365,7 @@ describe("AAP-1 segments: authorization chains cross boundaries", () => {
     for (const [what, forgery, code] of forgeries) {
       const end = chainOf(forgery).carries.at(-1)!;
       expect(end.states, what).toBe(end.handOffs);
-      const { inputs: forged } = segmentInputs({ ...spec(records), chainForgery: forgery });
+      const { inputs: forged } = forgedSegmentInputs({ ...spec(records), chainForgery: forgery });
       expect(await ok(forged[0]!), what).toBe(true);
       expect(await ok(forged[1]!), what).toBe(true);
       await refusedOnlyAt({ ...forged[2]!, stateOut: "1" }, code);

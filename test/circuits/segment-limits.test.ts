@@ -11,6 +11,7 @@ import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { segmentInputs } from "../../prover/segments/witness.js";
 import { type TestCircuit, accepts, forge, signalValue, signalsMatching } from "../helpers/circuit.js";
 import { compileSegmentCircuit, oracleCases } from "../helpers/segment-circuits.js";
+import { forgedSegmentInputs } from "../helpers/segment-forgery.js";
 
 const DEPTH = 3;
 const SLOTS = checkpointSlots(2 ** DEPTH);
@@ -102,7 +103,7 @@ describe("AAP-5 segments: totals and repeats cross boundaries", () => {
   it("relabelled repeats are refused, with every challenge, weight and state recomputed for the lie", async () => {
     // "x" at rows 1, 9 and 17 (one per segment) hits the bound 3 at row 17. A dishonest prover relabels that
     // row so that nothing hits, and certifies the lie as the honest prover would: the pack chain, beta, the
-    // weights, zeta and every carried state follow the forged labels (segmentInputs' repeatLabels).
+    // weights, zeta and every carried state follow the forged labels (forgedSegmentInputs' repeatLabels).
     const records = trace(20, { 1: lookupX, 9: lookupX, 17: lookupX });
     const honest = inputs(records);
     expect((honest.inputs[2]!.repeatCount as string[])[1]).toBe("3");
@@ -116,13 +117,13 @@ describe("AAP-5 segments: totals and repeats cross boundaries", () => {
       return { count, last };
     };
     // Labelled 1: two first occurrences of one key have no distinctness certificate at all.
-    expect(() => segmentInputs({ ...spec(records), repeatLabels: labels(1n, 17) })).toThrow(
+    expect(() => forgedSegmentInputs({ ...spec(records), repeatLabels: labels(1n, 17) })).toThrow(
       /no partial-fraction/,
     );
     // Labelled 2 (twice (x, 2), last at 17), or 4 (a gap at 3): certified, chained, and the chain breaks at
     // its last segment, whose multiset identity fails; the segments before it pass.
     for (const forged of [labels(2n, 17), labels(4n, 17)]) {
-      const { inputs: lie } = segmentInputs({ ...spec(records), repeatLabels: forged });
+      const { inputs: lie } = forgedSegmentInputs({ ...spec(records), repeatLabels: forged });
       expect(await ok(lie[0]!)).toBe(true);
       expect(await ok(lie[1]!)).toBe(true);
       // Satisfied is what the lie is for; violated does not hold either (no row reaches the bound).

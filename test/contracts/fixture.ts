@@ -81,7 +81,7 @@ export function escrowFixture(opts: { checkpointInterval?: number; receiptWindow
     fx.chain = await embeddedChain();
     [fx.provider, fx.user, fx.stranger, fx.otherProvider, fx.otherUser] = fx.chain.wallets;
     const poseidon3 = (await deployPoseidon3(fx.chain, fx.provider)).address;
-    // The registry: one switchable verifier for AAP-4 (predicate 4), fixed at deployment like every verifier.
+    // The registry: one switchable verifier for AAP-4 (predicate 4), never changed like every registry entry.
     fx.verifier = (await deployContract(fx.chain, fx.provider, "MockVerifier")).address;
     // And one segment verifier for it (test/contracts/segments.test.ts); nothing else calls it.
     fx.segmentVerifier = (await deployContract(fx.chain, fx.provider, "MockVerifier3")).address;

@@ -11,6 +11,7 @@ import {
 } from "viem";
 import { ClaimStatus } from "../../sdk/chain/escrow.js";
 import { deployContract, readArtifact } from "../../sdk/chain/artifacts.js";
+import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { FIELD_MODULUS as R } from "../../sdk/core/hash.js";
 import {
   addressesOf,
@@ -194,9 +195,13 @@ const EVENT_OF: Record<string, string> = {
   settleSegments: "ClaimSettled",
   claimDefault: "ClaimDefaulted",
   withdraw: "Withdrawn",
+  // The deployer's, for a predicate without entries only: it changes no promise's terms or verifiers.
+  appendPredicateVerifiers: "PredicateAppended",
 };
 
 const MORE_EVENTS: Record<string, string[]> = { openSession: ["SessionCovered"] };
+/** Events before the function's own: appendPredicateVerifiers emits one per entry first (here, one). */
+const EARLIER_EVENTS: Record<string, string[]> = { appendPredicateVerifiers: ["VerifierRegistered"] };
 
 describe("events and immutability", () => {
   const mutating = () =>
@@ -217,9 +222,28 @@ describe("events and immutability", () => {
   it("emits its event from every state-changing function, and keeps the promise's terms through a lifecycle", async () => {
     const promiseId = await register(fx);
     const terms = async () => {
-      const { predicateId, paramsHash, profileHash, payout, capacities, verifiers, provider, nonce } =
-        await fx.escrow.promise(promiseId);
-      return { predicateId, paramsHash, profileHash, payout, capacities, verifiers, provider, nonce };
+      const {
+        predicateId,
+        paramsHash,
+        profileHash,
+        payout,
+        capacities,
+        verifiers,
+        segmentVerifier,
+        provider,
+        nonce,
+      } = await fx.escrow.promise(promiseId);
+      return {
+        predicateId,
+        paramsHash,
+        profileHash,
+        payout,
+        capacities,
+        verifiers,
+        segmentVerifier,
+        provider,
+        nonce,
+      };
     };
     const before = await terms();
     const seen = new Set<string>(["registerPromise"]);
@@ -227,9 +251,17 @@ describe("events and immutability", () => {
       const { txHash } = await p;
       const receipt = await fx.chain.publicClient.getTransactionReceipt({ hash: txHash });
       const names = parseEventLogs({ abi: fx.escrow.abi, logs: receipt.logs }).map((l) => l.eventName);
-      expect(names).toEqual([EVENT_OF[fn], ...(MORE_EVENTS[fn] ?? [])]);
+      expect(names).toEqual([...(EARLIER_EVENTS[fn] ?? []), EVENT_OF[fn], ...(MORE_EVENTS[fn] ?? [])]);
       seen.add(fn);
     };
+    const appended = (await deployContract(fx.chain, fx.provider, "MockVerifier")).address;
+    const entry = {
+      predicateId: 3,
+      capacity: 8,
+      checkpoints: checkpointSlots(8, fx.interval),
+      verifier: appended,
+    };
+    await track("appendPredicateVerifiers", fx.escrow.appendPredicateVerifiers(3, [entry]));
     const a = sid("a");
     await track("openSession", fx.escrow.openSession(a, fx.user.account.address, PROFILE));
     await track("checkpoint", fx.escrow.checkpoint(a, 1, 5n));

@@ -1,5 +1,5 @@
-// The checkout the tests run in (tests are never installed, so their own path is the right anchor).
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+// The checkout the tests run in: the package root, found as every other part of zkVAI finds it
+// (sdk/chain/locations.ts packageRoot, the repository root's one home).
+import { packageRoot } from "../../sdk/chain/locations.js";
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const REPO_ROOT = packageRoot();

@@ -144,10 +144,10 @@ describe("θ", () => {
       recipient_key: "iban",
       amount_key: "eur",
     };
-    expect(aap3Payment.vai.profileTools(aap3Payment.parseTheta(named))).toEqual({
+    expect(aap3Payment.vai!.profileTools(aap3Payment.parseTheta(named))).toEqual({
       wire: { target: "iban", amount: { key: "eur", decimals: 0 } },
     });
-    expect(aap3Payment.vai.profileTools(aap3Payment.parseTheta(THETA))).toEqual({});
+    expect(aap3Payment.vai!.profileTools(aap3Payment.parseTheta(THETA))).toEqual({});
     expect(() => aap3ProfileFromVai(THETA)).toThrow(/imply no profile entries/);
   });
 

@@ -157,7 +157,7 @@ describe("θ", () => {
       send: {},
       pay: { amount: { key: "eur", decimals: 2 } },
     });
-    expect(aap5Limits.vai.profileTools(aap5Limits.parseTheta(THETA))).toEqual({});
+    expect(aap5Limits.vai!.profileTools(aap5Limits.parseTheta(THETA))).toEqual({});
   });
 
   it("checkProfile: summed tools need an amount, at one scale, read as the VAI params say", () => {

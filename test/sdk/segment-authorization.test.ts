@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { KIND, SLOT, SLOT_COUNT } from "../../sdk/core/encoding.js";
 import { FIELD_MODULUS as P, hashVector } from "../../sdk/core/hash.js";
 import { authorizationLabels, type ChainLabels } from "../../sdk/core/predicates/aap1/chains.js";
-import { authorizationChain } from "../../sdk/core/segment-authorization.js";
+import { authorizationChain } from "../../sdk/core/predicates/aap1/segment-chains.js";
 
 const ROOT = 4242n;
 const GATED = [7n, 0n, 0n, 0n];

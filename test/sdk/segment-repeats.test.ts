@@ -4,8 +4,8 @@
 // the cut; and forged labels certified the same way do not close.
 import { describe, expect, it } from "vitest";
 import { FIELD_MODULUS as P, hashVector } from "../../sdk/core/hash.js";
-import { limitsChain, type LimitsRow } from "../../sdk/core/segment-repeats.js";
-import { occurrenceLabels } from "../../sdk/core/repeats.js";
+import { limitsChain, type LimitsRow } from "../../sdk/core/predicates/aap5/segment-repeats.js";
+import { occurrenceLabels } from "../../sdk/core/predicates/aap5/repeats.js";
 
 const ROOT = 777n;
 /** 24 rows: keys k0..k4 over and over (so each repeats across segments), the last 4 past n. */

@@ -46,7 +46,7 @@ describe("AAP-2 VAI parameters", () => {
       a: { path: "target" },
       b: { path: "target" },
     });
-    expect(aap2Scope.vai.profileTools(aap2Scope.parseTheta(params))).toEqual({
+    expect(aap2Scope.vai!.profileTools(aap2Scope.parseTheta(params))).toEqual({
       read_file: { path: "path" },
     });
     expect(aap2GrantToolsFromVai(params)).toEqual({

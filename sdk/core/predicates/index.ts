@@ -53,7 +53,7 @@ export function predicateByCode(code: number): AnyPredicate | undefined {
 /** The reference system's predicate names (e.g. egress_within_allowlist), to the ids they stand for. */
 export const VAI_PREDICATE_NAMES: Readonly<Record<string, PredicateName>> = Object.freeze(
   Object.fromEntries(
-    Object.values(PREDICATES).flatMap((d) => d.vai.predicateNames.map((name) => [name, d.id])),
+    Object.values(PREDICATES).flatMap((d) => (d.vai?.predicateNames ?? []).map((name) => [name, d.id])),
   ),
 );
 
@@ -69,7 +69,7 @@ export function knownPredicateNames(): string[] {
 
 /** The VAI importer's options θ implies: its VAI grant and revoke tools (none for zkVAI-named θ). */
 export function vaiImportOptions<T>(def: PredicateDefinition<T>, theta: T): ImportOptions {
-  return { grantTools: def.vai.grantTools?.(theta) };
+  return { grantTools: def.vai?.grantTools?.(theta) };
 }
 
 /** The promise's paramsHash: the hash of its θ vector, which the circuit recomputes. */

@@ -2,7 +2,11 @@ import type { GrantToolSpec } from "../import-vai.js";
 import type { CircuitInput } from "../inputs.js";
 import type { EncodingProfile } from "../profile.js";
 import type { TraceRecord } from "../records.js";
+import type { EncodedTrace } from "../encoding.js";
+export type { EncodedTrace } from "../encoding.js";
 import { ZkvaiError } from "../errors.js";
+import type { PredicateSamples } from "./samples.js";
+import type { SegmentCarrier } from "./segment-carrier.js";
 
 export interface Verdict {
   violated: boolean;
@@ -44,8 +48,15 @@ export interface PredicateDefinition<Theta, Id extends string = string> {
   /** Fixed θ sizes every circuit of this predicate is built with. */
   caps: Record<string, number>;
   parseTheta(x: unknown): Theta;
-  /** VAI's dialect of this predicate's promises (./<aapN>/vai.ts). */
-  vai: VaiDialect<Theta>;
+  /**
+   * VAI's dialect of this predicate's promises (./<aapN>/vai.ts), when the reference system has the predicate:
+   * absent, promises name it by its zkVAI id only and θ implies no profile entries or grant tools.
+   */
+  vai?: VaiDialect<Theta>;
+  /** What its segment circuit carries across a boundary (./<aapN>/segment.ts, shapes in ../segment-carrier.ts). */
+  segment: SegmentCarrier;
+  /** Bench traces from the fixtures and a long stream (./<aapN>/samples.ts, shapes in ../samples.ts). */
+  samples: PredicateSamples;
   /** Refuses θ that the profile cannot serve (e.g. a tool whose target it does not read). */
   checkProfile(theta: Theta, profile: EncodingProfile): void;
   /**
@@ -80,14 +91,6 @@ export interface PredicateDefinition<Theta, Id extends string = string> {
    * each with its distinctness certificate.
    */
   witnessHints?(trace: EncodedTrace, theta: Theta): Record<string, string[]>;
-}
-
-/** A trace as a circuit of some capacity sees it: every row's slots (zero rows past the trace). */
-export interface EncodedTrace {
-  slots: readonly (readonly bigint[])[];
-  /** Records in the trace; rows from n on are padding. */
-  n: number;
-  finalRoot: bigint;
 }
 
 /** A predicate definition whose θ type the caller does not know (θ is checked by its parseTheta). */

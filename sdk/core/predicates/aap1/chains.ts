@@ -6,7 +6,7 @@
 import { KIND, SLOT } from "../../encoding.js";
 import { FIELD_MODULUS, hashVector } from "../../hash.js";
 import { countBits, packLabels, rowWeights } from "../../multiset.js";
-import type { EncodedTrace } from "../types.js";
+import type { EncodedTrace } from "../../encoding.js";
 
 export interface ChainHints {
   rank: bigint[];

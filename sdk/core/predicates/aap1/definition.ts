@@ -39,14 +39,10 @@ import { AUTHORITIES, type AuthorizationRecord } from "../../records.js";
 import { paddedStrings, pythonRepr, stringList, checkThetaJson } from "../theta-common.js";
 import { aap1ChainHints } from "./chains.js";
 import { aap1Vai, gatedToolsField } from "./vai.js";
+import type { Aap1Theta, Authority } from "./theta.js";
+import { aap1Samples } from "./samples.js";
+import { aap1Segment } from "./segment.js";
 import { ThetaError, type PredicateDefinition, type Verdict } from "../types.js";
-
-type Authority = (typeof AUTHORITIES)[number];
-
-export interface Aap1Theta {
-  gatedTools: string[];
-  acceptedAuthorities: Authority[];
-}
 
 const CAPS = { tools: 4, authorities: AUTHORITIES.length };
 
@@ -83,6 +79,8 @@ export const aap1Authorization: PredicateDefinition<Aap1Theta, "AAP-1"> = {
   id: "AAP-1",
   code: 1,
   caps: CAPS,
+  samples: aap1Samples,
+  segment: aap1Segment,
 
   parseTheta(x) {
     checkThetaJson(x, "AAP-1");
@@ -169,3 +167,5 @@ export const aap1Authorization: PredicateDefinition<Aap1Theta, "AAP-1"> = {
     };
   },
 };
+
+export type { Aap1Theta } from "./theta.js";

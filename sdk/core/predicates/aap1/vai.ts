@@ -5,7 +5,7 @@
 // what it accepts). AAP-1 reads only what every profile encodes and has no grant tools, so the
 // params imply nothing beyond θ.
 import { ThetaError, type VaiDialect } from "../types.js";
-import type { Aap1Theta } from "./definition.js";
+import type { Aap1Theta } from "./theta.js";
 
 function fail(message: string): never {
   throw new ThetaError(`AAP-1 θ: ${message}`);

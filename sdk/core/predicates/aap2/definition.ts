@@ -23,47 +23,24 @@
 // revoke_tool, scope_key): ./vai.ts, with the profile entries and importer option they imply.
 // Circuit: circuits/predicates/aap2_scope.circom with the active-at gadget
 // circuits/gadgets/active_set.circom.
-import { callPath } from "../../encoding.js";
 import { stringToField } from "../../hash.js";
-import {
-  MALFORMED_PATH_PREFIX,
-  PREFIX_DEPTH,
-  PathError,
-  formatPath,
-  isUnder,
-  normalisePath,
-  pathWitness,
-  prefixHash,
-} from "../../paths.js";
+import { MALFORMED_PATH_PREFIX, PathError, prefixHash } from "../../paths.js";
 import type { EncodingProfile } from "../../profile.js";
-import type { CallRecord, TraceRecord } from "../../records.js";
 import { namespaceEvents, checkThetaJson } from "../theta-common.js";
 import { onlyKeys, stringSet } from "../theta-amounts.js";
+import type { Aap2Theta } from "./theta.js";
+import { aap2RecordInputs, checkedCalls, normalisePrefix } from "./scope-walk.js";
+import { aap2Samples } from "./samples.js";
+import { aap2Segment } from "./segment.js";
 import { ThetaError, type PredicateDefinition, type Verdict } from "../types.js";
 import { aap2Vai, parseVaiKeys, parseVaiParams, VAI_PARAMS, type Aap2VaiKeys } from "./vai.js";
 import type { GrantToolSpec } from "../../import-vai.js";
 
-export interface Aap2Theta {
-  scopedTools: string[];
-  /** Normalised absolute prefixes, sorted. */
-  allowPrefixes: string[];
-  /** Set when θ came from VAI's names: the profile and importer keys they imply (not hashed). */
-  vai?: { matchKey: string; grantTool: string; revokeTool: string; scopeKey: string };
-}
-
 const CAPS = { tools: 2, prefixes: 4 };
 const NAMES = ["scopedTools", "allowPrefixes"] as const;
-/** Width of the per-record path witness: a_0 … a_PREFIX_DEPTH, then the full path hash. */
-export const PATH_WITNESS_WIDTH = PREFIX_DEPTH + 2;
 
 function fail(message: string): never {
   throw new ThetaError(message);
-}
-
-/** A scope prefix in normal form, refused (PathError) exactly where the encoder refuses it. */
-export function normalisePrefix(prefix: string): string {
-  prefixHash(prefix);
-  return formatPath(normalisePath(prefix));
 }
 
 function prefixSet(x: unknown, what: string): string[] {
@@ -117,6 +94,8 @@ export const aap2Scope: PredicateDefinition<Aap2Theta, "AAP-2"> = {
   id: "AAP-2",
   code: 2,
   caps: CAPS,
+  samples: aap2Samples,
+  segment: aap2Segment,
 
   parseTheta(x) {
     checkThetaJson(x, "AAP-2");
@@ -199,91 +178,9 @@ export const aap2Scope: PredicateDefinition<Aap2Theta, "AAP-2"> = {
   },
 
   recordInputs(records, theta, profile, capacity) {
-    const zero = Array<string>(PATH_WITNESS_WIDTH).fill("0");
-    // A session reads the same paths under the same prefixes again and again: each is hashed once.
-    const witnessOf = memoised(pathWitness);
-    const prefixHashOf = memoised(prefixHash);
-    const pathWitnesses = Array.from({ length: capacity }, (_, i) => {
-      const r = records[i];
-      if (r?.kind !== "call" || profile.tools[r.tool]?.path === undefined) return zero;
-      const path = callPath(r, profile);
-      return path === undefined ? zero : witnessOf(path).map(String);
-    });
-    // The circuit checks each call against the prefix named here and, when the trace violates, scans
-    // every ancestor of the first violating call (circuits/predicates/aap2_scope.circom).
-    const cover = Array<string>(capacity).fill("0");
-    let violationAt = 0;
-    let violated = false;
-    for (const call of checkedCalls(records, theta, profile)) {
-      // A call with a path must name one of its ancestors; an uncovered one names its root, a_0.
-      if (call.path !== undefined)
-        cover[call.index] = String(call.cover ? prefixHashOf(call.cover) : witnessOf(call.path)[0]);
-      if (call.cover === undefined && !violated) {
-        violated = true;
-        violationAt = call.index;
-      }
-    }
-    return { pathWitness: pathWitnesses, cover, violationAt: String(violationAt) };
+    return aap2RecordInputs(records, theta, profile, capacity);
   },
 };
 
-/** f with its results kept by argument, for one pass over a session. */
-function memoised<T>(f: (key: string) => T): (key: string) => T {
-  const seen = new Map<string, T>();
-  return (key) => {
-    if (!seen.has(key)) seen.set(key, f(key));
-    return seen.get(key)!;
-  };
-}
-
-interface CheckedCall {
-  index: number;
-  record: CallRecord;
-  /** The normalised path, or undefined when the path argument is missing or null. */
-  path: string | undefined;
-  /** The prefixes active at this call. */
-  active: ReadonlySet<string>;
-  /** An active prefix the path is under, if any. */
-  cover: string | undefined;
-}
-
-/**
- * The one walk both the verdict and the circuit's hints read: each executed call to a scoped
- * tool, with the prefixes active at it (θ's, then scope grants and revokes from their seq on).
- */
-function* checkedCalls(
-  records: readonly TraceRecord[],
-  theta: Aap2Theta,
-  profile: EncodingProfile,
-): Generator<CheckedCall> {
-  const scoped = new Set(theta.scopedTools);
-  const active = new Set(theta.allowPrefixes);
-  for (const [index, r] of records.entries()) {
-    if (r.kind === "grant" || r.kind === "revoke") {
-      if (r.namespace !== "scope") continue;
-      const prefix = normalisePrefix(r.value);
-      if (r.kind === "grant") active.add(prefix);
-      else active.delete(prefix);
-      continue;
-    }
-    if (r.kind !== "call" || r.blocked || !scoped.has(r.tool)) continue;
-    const path = callPath(r, profile);
-    const cover = path === undefined ? undefined : [...active].find((prefix) => isUnder(path, prefix));
-    yield { index, record: r, path, active, cover };
-  }
-}
-
-/**
- * The indices of the checked calls that violate (no path, or no active prefix covers it), in record order:
- * what each segment of a segmented AAP-2 claim names as its violation (circuits/segments/aap2_scope.circom).
- */
-export function aap2UncoveredCalls(
-  records: readonly TraceRecord[],
-  theta: Aap2Theta,
-  profile: EncodingProfile,
-): number[] {
-  const out: number[] = [];
-  for (const call of checkedCalls(records, theta, profile))
-    if (call.cover === undefined) out.push(call.index);
-  return out;
-}
+export type { Aap2Theta } from "./theta.js";
+export { aap2UncoveredCalls, normalisePrefix, PATH_WITNESS_WIDTH } from "./scope-walk.js";

@@ -7,7 +7,7 @@
 import type { GrantToolSpec } from "../../import-vai.js";
 import { onlyKeys, stringSet, vaiKey } from "../theta-amounts.js";
 import { ThetaError, type VaiDialect } from "../types.js";
-import type { Aap2Theta } from "./definition.js";
+import type { Aap2Theta } from "./theta.js";
 
 export type Aap2VaiKeys = NonNullable<Aap2Theta["vai"]>;
 

@@ -23,18 +23,12 @@
 import { callAmount, callTargets, MALFORMED_TARGET_PREFIX } from "../../encoding.js";
 import type { EncodingProfile } from "../../profile.js";
 import { paddedStrings, checkThetaJson } from "../theta-common.js";
+import type { Aap3Theta } from "./theta.js";
+import { aap3Samples } from "./samples.js";
+import { aap3Segment } from "./segment.js";
 import { ThetaError, type PredicateDefinition } from "../types.js";
 import { onlyKeys, parseLimit, sharedAmountScale, stringSet } from "../theta-amounts.js";
 import { aap3Vai, parseVaiKeys, parseVaiParams, VAI_PARAMS } from "./vai.js";
-
-export interface Aap3Theta {
-  payTools: string[];
-  merchants: string[];
-  /** The largest amount one payment may carry, in minor units, as decimal digits (θ stays JSON). */
-  cap: string;
-  /** Set when θ came from VAI's names: the argument keys and scale they imply. */
-  vai?: { recipientKey: string; amountKey: string; decimals: number };
-}
 
 const CAPS = { tools: 2, merchants: 8 };
 const NAMES = ["payTools", "merchants", "cap"] as const;
@@ -62,6 +56,8 @@ export const aap3Payment: PredicateDefinition<Aap3Theta, "AAP-3"> = {
   id: "AAP-3",
   code: 3,
   caps: CAPS,
+  samples: aap3Samples,
+  segment: aap3Segment,
 
   parseTheta(x) {
     checkThetaJson(x, "AAP-3");
@@ -159,3 +155,5 @@ export const aap3Payment: PredicateDefinition<Aap3Theta, "AAP-3"> = {
     };
   },
 };
+
+export type { Aap3Theta } from "./theta.js";

@@ -6,7 +6,7 @@
 // whole number of minor units at amount_decimals. AAP-3 has no grant tools.
 import { vaiAmountLimit, vaiDecimals, vaiKey, onlyKeys } from "../theta-amounts.js";
 import { ThetaError, type VaiDialect } from "../types.js";
-import type { Aap3Theta } from "./definition.js";
+import type { Aap3Theta } from "./theta.js";
 
 export type Aap3VaiKeys = NonNullable<Aap3Theta["vai"]>;
 

@@ -23,15 +23,11 @@ import type { GrantToolSpec } from "../../import-vai.js";
 import type { EncodingProfile } from "../../profile.js";
 import { namespaceEvents, paddedStrings, pythonRepr, stringList, checkThetaJson } from "../theta-common.js";
 import { onlyKeys } from "../theta-amounts.js";
+import type { Aap4Theta } from "./theta.js";
+import { aap4Samples } from "./samples.js";
+import { aap4Segment } from "./segment.js";
 import { ThetaError, type PredicateDefinition } from "../types.js";
 import { aap4Vai, parseVaiKeys, parseVaiParams, VAI_PARAMS, type Aap4VaiKeys } from "./vai.js";
-
-export interface Aap4Theta {
-  outboundTools: string[];
-  allowlist: string[];
-  /** Set when θ came from VAI's names: the profile and importer keys they imply (not hashed). */
-  vai?: { recipientKey: string; grantTool: string; revokeTool: string };
-}
 
 const CAPS = { tools: 2, allowlist: 24 };
 const NAMES = ["outboundTools", "allowlist"] as const;
@@ -71,6 +67,8 @@ export const aap4Recipients: PredicateDefinition<Aap4Theta, "AAP-4"> = {
   id: "AAP-4",
   code: 4,
   caps: CAPS,
+  samples: aap4Samples,
+  segment: aap4Segment,
 
   parseTheta(x) {
     checkThetaJson(x, "AAP-4");
@@ -151,3 +149,5 @@ export const aap4Recipients: PredicateDefinition<Aap4Theta, "AAP-4"> = {
     };
   },
 };
+
+export type { Aap4Theta } from "./theta.js";

@@ -8,7 +8,7 @@
 import type { GrantToolSpec } from "../../import-vai.js";
 import { onlyKeys, vaiKey } from "../theta-amounts.js";
 import { ThetaError, type VaiDialect } from "../types.js";
-import type { Aap4Theta } from "./definition.js";
+import type { Aap4Theta } from "./theta.js";
 
 export type Aap4VaiKeys = NonNullable<Aap4Theta["vai"]>;
 

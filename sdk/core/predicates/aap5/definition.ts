@@ -23,24 +23,15 @@
 // max_sum, amount_decimals): ./vai.ts, with the profile entries they imply.
 // Circuit: circuits/predicates/aap5_limits.circom, circuits/main/aap5_limits.circom.
 import { callAmount, callArgsField, KIND, SLOT } from "../../encoding.js";
-import { repeatHints } from "../../repeats.js";
+import { repeatHints } from "./repeats.js";
 import type { EncodingProfile } from "../../profile.js";
 import { paddedStrings, checkThetaJson } from "../theta-common.js";
+import type { Aap5Theta } from "./theta.js";
+import { aap5Samples } from "./samples.js";
+import { aap5Segment } from "./segment.js";
 import { ThetaError, type PredicateDefinition, type Verdict } from "../types.js";
 import { onlyKeys, parseLimit, sharedAmountScale, stringSet } from "../theta-amounts.js";
 import { aap5Vai, parseVaiKeys, parseVaiParams, VAI_PARAMS, type LimitNames } from "./vai.js";
-
-export interface Aap5Theta {
-  countedTools: string[];
-  /** Limits as decimal digits (θ stays JSON); absent means no limit. */
-  maxCount?: string;
-  summedTools: string[];
-  /** In minor units. */
-  maxSum?: string;
-  maxRepeat?: string;
-  /** Set when θ came from VAI's names: the amount key and scale they imply. */
-  vai?: { amountKey: string; decimals: number };
-}
 
 const CAPS = { countedTools: 2, summedTools: 2 };
 const NAMES = ["countedTools", "maxCount", "summedTools", "maxSum", "maxRepeat"] as const;
@@ -88,6 +79,8 @@ export const aap5Limits: PredicateDefinition<Aap5Theta, "AAP-5"> = {
   id: "AAP-5",
   code: 5,
   caps: CAPS,
+  samples: aap5Samples,
+  segment: aap5Segment,
 
   parseTheta(x) {
     checkThetaJson(x, "AAP-5");
@@ -213,3 +206,5 @@ export const aap5Limits: PredicateDefinition<Aap5Theta, "AAP-5"> = {
     };
   },
 };
+
+export type { Aap5Theta } from "./theta.js";

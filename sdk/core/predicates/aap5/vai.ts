@@ -6,7 +6,7 @@
 import type { EncodingProfile } from "../../profile.js";
 import { onlyKeys, stringSet, vaiAmountLimit, vaiDecimals, vaiKey } from "../theta-amounts.js";
 import { ThetaError, type VaiDialect } from "../types.js";
-import type { Aap5Theta } from "./definition.js";
+import type { Aap5Theta } from "./theta.js";
 
 export type Aap5VaiKeys = NonNullable<Aap5Theta["vai"]>;
 

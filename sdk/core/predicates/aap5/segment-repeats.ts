@@ -3,12 +3,10 @@
 // argument split over the segments, its labels the session's and its challenges global. Mirrors the
 // circuit's arithmetic exactly, so that the states at each boundary are the ones the circuit computes.
 // Pure: no I/O.
-import { FIELD_MODULUS as P, hashVector } from "./hash.js";
-import { addDistinctRoot, packLabels, rowWeights } from "./multiset.js";
+import { FIELD_MODULUS as P, hashVector } from "../../hash.js";
+import { addDistinctRoot, packLabels, rowWeights } from "../../multiset.js";
 import { occurrenceLabels, type RepeatRecord } from "./repeats.js";
-
-/** Labels carry count − 1 in 24 bits: a session holds at most 16^6 = 2^24 records (SESSION_COUNT_BITS). */
-export const SESSION_COUNT_BITS = 24;
+import { SESSION_COUNT_BITS } from "../../segments.js";
 
 /** One row of the session as AAP-5 reads it: a repeat record, and whether it counts and what it adds. */
 export interface LimitsRow extends RepeatRecord {

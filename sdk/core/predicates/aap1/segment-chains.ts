@@ -4,11 +4,11 @@
 // their two multiset products and distinctness certificate split over the segments and the challenges
 // global. Mirrors the circuit's arithmetic exactly, so that the states at each boundary are the ones the
 // circuit computes. Pure: no I/O.
-import { SLOT } from "./encoding.js";
-import { FIELD_MODULUS as P, hashVector } from "./hash.js";
-import { addDistinctRoot, packLabels, rowWeights } from "./multiset.js";
-import { authorizationLabels, decodeAuthorizationRow, type ChainLabels } from "./predicates/aap1/chains.js";
-import { SESSION_COUNT_BITS } from "./segment-repeats.js";
+import { SLOT } from "../../encoding.js";
+import { FIELD_MODULUS as P, hashVector } from "../../hash.js";
+import { addDistinctRoot, packLabels, rowWeights } from "../../multiset.js";
+import { authorizationLabels, decodeAuthorizationRow, type ChainLabels } from "./chains.js";
+import { SESSION_COUNT_BITS } from "../../segments.js";
 
 /** The carried state: [packChain, weightChain, states, handOffs, roots, fractions, firsts, beta, zeta]. */
 export interface AuthorizationCarry {

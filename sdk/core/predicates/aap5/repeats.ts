@@ -2,8 +2,8 @@
 // record's occurrence number within its (tool, args) key, the last-occurrence bits,
 // and the Bezout certificate that first occurrences have distinct keys. Mirrors the
 // gadget's label packing and its two challenges exactly; the circuit checks all of it.
-import { FIELD_MODULUS, hashVector } from "./hash.js";
-import { countBits, packLabels, rowWeights } from "./multiset.js";
+import { FIELD_MODULUS, hashVector } from "../../hash.js";
+import { countBits, packLabels, rowWeights } from "../../multiset.js";
 
 export interface RepeatRecord {
   live: boolean;

@@ -1,0 +1,65 @@
+// Which suites run where: the one list of what `npm test` leaves to `npm run test:full`, and the runs test:full
+// makes (scripts/test-full.ts runs them; vitest.config.ts excludes FULL_ONLY unless ZKVAI_FULL=1).
+
+/**
+ * Suites that run only in `npm run test:full` (ZKVAI_FULL=1), which `.ci/run` runs after `npm test`: the
+ * adversarial sweeps of AAP-2…5 (npm test keeps AAP-1's narrow sweep and every targeted exploit in
+ * test/adversary/exploits.test.ts) and the multi-process provider runtime (a hardhat node, a recorder and a
+ * watcher as child processes, killed and restarted), the `vai` flow as processes against a hardhat node, the
+ * segment-chain attacks on real proofs and the segment circuits' predicate carriers. Keeps a fresh `npm test`
+ * within its 10 minutes (595 s and 630 s measured fresh before the `vai` flow moved here).
+ */
+export const FULL_ONLY = [
+  "test/adversary/aap2.sweep.test.ts",
+  "test/adversary/aap3.sweep.test.ts",
+  "test/adversary/aap4.sweep.test.ts",
+  "test/adversary/aap5.sweep.test.ts",
+  "test/integration/provider-runtime.test.ts",
+  "test/full/segment-attacks.test.ts",
+  // A lying BullMQ worker against the claim watcher (issue 34, finding 3): 9 real segment proofs, about 2 min.
+  "test/full/segment-queue-liar.test.ts",
+  // The predicates' carried state (AAP-2's scope log and named violations, AAP-4's recipient log, AAP-5's
+  // totals and its repeat argument, AAP-1's authorization chains, attacked with forged labels) on their
+  // own compiled segment circuits, and the violated chain through the local pool. npm test keeps the chain's
+  // attacks on the compiled AAP-3 segment (test/circuits/segment.test.ts), the escrow's
+  // (test/contracts/segments.test.ts), the queue-backed watcher's settlement with its vai verify
+  // (test/prover/segment-queue.test.ts) and the demo's satisfied chain through the local pool.
+  "test/circuits/segment-events.test.ts",
+  "test/circuits/segment-scope.test.ts",
+  "test/circuits/segment-limits.test.ts",
+  "test/circuits/segment-authorization.test.ts",
+  "test/e2e/segments.test.ts",
+  // The whole `vai` flow as separate processes against a real hardhat node (about 50 s): a multi-process
+  // service test. npm test keeps the CLI's in-process tests (test/cli/check, config, vai-input).
+  "test/cli/vai-flow.test.ts",
+  // Guard mode's record reservation under a held lock and a full disk: three of its cases wait out the store's
+  // 15 s lock retry (about 50 s, mostly waiting).
+  "test/sdk/session-guard-reserve.test.ts",
+  // The README's fragments type-checked against the SDK and every framework's types (about 25 s of tsc).
+  "test/docs/readme-snippets.test.ts",
+];
+
+/**
+ * Suites `npm test` runs narrow, which test:full reruns wide: every variant of every tamper class
+ * (ZKVAI_SWEEP=wide, docs/SOUNDNESS.md), the README's local-chain blocks, and the segment frontier's long cases.
+ */
+export const WIDENED = ["test/adversary", "test/docs/readme.test.ts", "test/sdk/segment-frontier.test.ts"];
+
+export interface FullRun {
+  env: Record<string, string>;
+  files: string[];
+  /** vitest's -t: only the tests whose names match. */
+  only?: string;
+}
+
+/** `npm run test:full`, in order; each run must pass before the next starts. */
+export const FULL_RUNS: FullRun[] = [
+  { env: { ZKVAI_SWEEP: "wide", ZKVAI_FULL: "1" }, files: [...WIDENED, ...FULL_ONLY] },
+  // The random-trace property tests at their full run counts.
+  {
+    env: { ZKVAI_FULL: "1" },
+    files: ["test/predicates", "test/circuits/active-set.test.ts", "test/contracts/invariants.test.ts"],
+    only: "random",
+  },
+  { env: { ZKVAI_FULL: "1" }, files: ["test/circuits/gadgets.test.ts"], only: "HashVector" },
+];
