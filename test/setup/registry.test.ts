@@ -1,12 +1,16 @@
 // The predicate registry, the instance table and the docs agree: adding a predicate is the steps README.md
 // lists under "Adding a predicate", and a step left out fails here rather than somewhere downstream.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { readInstances, readInstanceTable } from "../../prover/artifacts/instances.js";
 import { PUBLIC_INPUTS, SEGMENT_PUBLIC_INPUTS } from "../../sdk/core/claim.js";
 import { PREDICATES } from "../../sdk/core/predicates/index.js";
+import { parseRecord } from "../../sdk/core/records.js";
+import { benchTraces } from "../../scripts/bench/traces.js";
 
 const ids = Object.keys(PREDICATES);
+/** A predicate's folder and file stem: "AAP-4" → "aap4". */
+const stem = (id: string) => id.toLowerCase().replace("-", "");
 const table = readInstanceTable();
 const instances = readInstances();
 
@@ -40,6 +44,52 @@ describe("the predicate registry and the instance table", () => {
         ...(inst.kind === "segment" ? SEGMENT_PUBLIC_INPUTS : PUBLIC_INPUTS),
       ]);
     }
+  });
+});
+
+describe("everything a predicate needs, named when it is missing", () => {
+  it.each(ids)("%s: its folder holds θ, the definition, the segment carrier and the bench samples", (id) => {
+    const dir = `sdk/core/predicates/${stem(id)}`;
+    for (const file of ["theta.ts", "definition.ts", "segment.ts", "samples.ts"])
+      expect(existsSync(`${dir}/${file}`), `${dir}/${file}`).toBe(true);
+    const def = PREDICATES[id as keyof typeof PREDICATES];
+    expect(typeof def.segment?.carry, `${id}: definition.segment (its carrier)`).toBe("function");
+    expect(typeof def.samples?.fromFixtures, `${id}: definition.samples`).toBe("function");
+  });
+
+  it.each(ids)("%s: its samples stream records and its fixture traces hold their verdicts", (id) => {
+    const def = PREDICATES[id as keyof typeof PREDICATES];
+    for (const bad of [false, true])
+      expect(() => parseRecord({ ...def.samples.stream.record(0, bad), seq: 0, ts: 0 })).not.toThrow();
+    const traces = benchTraces(id, 8);
+    expect([traces.satisfied.length, traces.violated.length]).toEqual([8, 8]);
+  });
+
+  it.each(ids)("%s: a segment circuit in its family and a segment instance to build", (id) => {
+    const family = table.families[id]!;
+    expect(family.segment, `${id}: instances.json family has no "segment"`).toBeDefined();
+    expect(existsSync(family.segment!.source), family.segment!.source).toBe(true);
+    expect(
+      instances.some((i) => i.predicate === id && i.kind === "segment"),
+      `${id}: no segment row in circuits/instances.json`,
+    ).toBe(true);
+  });
+
+  it.each(ids)("%s: fixtures, a predicate test file and an adversarial sweep", (id) => {
+    const fixtures = `fixtures/${id.toLowerCase()}`;
+    expect(existsSync(fixtures) && readdirSync(fixtures).some((f) => f.endsWith(".json")), fixtures).toBe(
+      true,
+    );
+    expect(
+      readdirSync("test/predicates").some((f) => f.startsWith(`${stem(id)}-`)),
+      `test/predicates/${stem(id)}-<name>.test.ts`,
+    ).toBe(true);
+    const sweep = `test/adversary/${stem(id)}.sweep.test.ts`;
+    expect(existsSync(sweep), sweep).toBe(true);
+    const swept = readFileSync(sweep, "utf8").match(/sweep\("([a-z0-9_]+)"/)?.[1];
+    expect(instances.find((i) => i.name === swept)?.predicate, `${sweep} sweeps an instance of ${id}`).toBe(
+      id,
+    );
   });
 });
 
