@@ -7,7 +7,7 @@
 // processes. Exits non-zero if any money moves differently from the protocol.
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { formatEther, keccak256, parseEther, toHex, type Address } from "viem";
+import { formatEther, parseEther, type Address } from "viem";
 import { embeddedChain } from "../sdk/dev/embedded.js";
 import { scopedSessionId } from "../sdk/chain/escrow.js";
 import type { EncodingProfile } from "../sdk/core/profile.js";

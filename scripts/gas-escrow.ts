@@ -9,7 +9,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { encodeFunctionData, keccak256, parseEther, toHex, type Address, type Hex } from "viem";
+import { encodeFunctionData, parseEther, type Address, type Hex } from "viem";
 import { deployCircomlibPoseidon3 } from "./lib/circomlib-poseidon.js";
 import { deployContract } from "../sdk/chain/artifacts.js";
 import {

@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { ROOT } from "../sdk/manifest/packages.js";
 
 export const POSEIDON_T4_PATH = path.join(ROOT, "contracts", "PoseidonT4.sol");

@@ -1,7 +1,6 @@
 // vai ceremony: the multi-party Groth16 phase 2 that turns a development setup into one nobody alone can
 // forge against, on top of snarkjs' zkey commands. The procedure is docs/CEREMONY.md.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
+import { existsSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import * as snarkjs from "snarkjs";

@@ -1,6 +1,6 @@
 // vai claim file|status|default: the user's side of a claim, and its state for anyone.
-import { formatEther, type Address, type Hex } from "viem";
-import { ClaimStatus, type EscrowClient } from "../../sdk/chain/escrow.js";
+import { formatEther } from "viem";
+import { ClaimStatus } from "../../sdk/chain/escrow.js";
 import { ZkvaiError } from "../../sdk/core/errors.js";
 import {
   CHAIN_OPTIONS,

@@ -22,7 +22,6 @@ import {
   pathsFor,
   pkgBin,
   currentSourceHash,
-  pkgVersion,
   readJson,
   rel,
   ROOT,

@@ -1,34 +1,23 @@
 // Turns a session's records, its on-chain fold entries and a promise's θ into the inputs of each
 // segment proof of its chain (circuits/segments/*.circom): the carried states from sdk/core/segments.ts,
 // each segment's rows and entries, and θ. Every value is checked again by the circuit.
-import { KIND, SLOT, SLOT_COUNT, encodeTrace, type EncodedRecord } from "../../sdk/core/encoding.js";
+import { SLOT_COUNT, encodeTrace } from "../../sdk/core/encoding.js";
 import { mergeInputs, type CircuitInput } from "../../sdk/core/inputs.js";
 import { commitmentRoot } from "../../sdk/core/merkle.js";
-import { paramsHashOf, type PredicateDefinition, type Verdict } from "../../sdk/core/predicates/index.js";
-import type { EncodingProfile } from "../../sdk/core/profile.js";
-import type { TraceRecord } from "../../sdk/core/records.js";
+import { paramsHashOf, type Verdict } from "../../sdk/core/predicates/index.js";
 import type { LabelOverrides } from "../../sdk/core/predicates/segment-carrier.js";
 export type { LabelOverrides } from "../../sdk/core/predicates/segment-carrier.js";
-import { accumulate, hashVector, stringToField } from "../../sdk/core/hash.js";
+import { accumulate } from "../../sdk/core/hash.js";
 import {
   planSegments,
   segmentClaimDigest,
   type SegmentCarry,
   type SegmentPlan,
 } from "../../sdk/core/segments.js";
-import { WitnessError, type Checkpoint } from "../witness.js";
+import { WitnessError, type ClaimInputSpec } from "../witness.js";
 
-export interface SegmentInputSpec<Theta> {
-  records: readonly TraceRecord[];
-  /** encodeTrace(records, profile, sessionSecret), when the caller has it already (loadClaim does); else encoded here. */
-  encoded?: readonly EncodedRecord[];
-  profile: EncodingProfile;
-  sessionSecret: bigint;
-  /** The escrow's fold entries, in its order. */
-  checkpoints: readonly Checkpoint[];
-  predicate: PredicateDefinition<Theta>;
-  theta: Theta;
-  context: bigint;
+/** A whole claim's spec (the escrow's fold entries in `checkpoints`), cut into segments instead of one shape. */
+export interface SegmentInputSpec<Theta> extends Omit<ClaimInputSpec<Theta>, "shape"> {
   /** Segments hold 2^depth records; `entrySlots` fold entries each. */
   depth: number;
   entrySlots: number;

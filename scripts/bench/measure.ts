@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { keccak256, parseEther, toHex, type Hex } from "viem";
+import { parseEther } from "viem";
 import { embeddedChain, type DevChainHandle } from "../../sdk/dev/embedded.js";
 import { type Wallet } from "../../sdk/chain/network.js";
 import { type EscrowClient, scopedSessionId } from "../../sdk/chain/escrow.js";

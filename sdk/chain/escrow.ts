@@ -33,7 +33,6 @@ import {
   type SegmentVerifierInfo,
   type SessionCoverage,
   type SessionInfo,
-  type SessionOpenTx,
   type TxResult,
 } from "./escrow-types.js";
 import { ESCROW_ABI } from "./generated/escrow-abi.js";

@@ -25,7 +25,7 @@ import { canonicalJson, toMinorUnits, CanonicalJsonError } from "./canonical.js"
 import { AUTHORITIES, DECISIONS, SCOPES, type CallRecord, type TraceRecord } from "./records.js";
 import { keccakToField, poseidon, reduceBytes32, stringToField } from "./hash.js";
 import type { EncodingProfile } from "./profile.js";
-import { MALFORMED_PATH_PREFIX, PathError, pathDigest, prefixHash } from "./paths.js";
+import { MALFORMED_PATH_PREFIX, pathDigest, prefixHash } from "./paths.js";
 import { ZkvaiError } from "./errors.js";
 
 export const SLOT_COUNT = 7;

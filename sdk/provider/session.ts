@@ -6,7 +6,7 @@
 // idempotent, across crashes too (Session.recover). Guard mode (opt-in, P8) refuses a
 // call that would break a covering promise, or that could not be recorded.
 import type { Hex } from "viem";
-import type { SessionOpenTx, TxResult } from "../chain/escrow.js";
+import type { SessionOpenTx } from "../chain/escrow.js";
 import { signReceipt, type SignedReceipt } from "../chain/receipts.js";
 import { ReceiptCourier } from "./session-receipts.js";
 import { canonicalJson, type Json } from "../core/canonical.js";

@@ -3,7 +3,7 @@
 // segment circuit's key, against the claim digest rebuilt from the escrow's storage. verify-settlement.ts
 // does the rest (the escrow's code, the settle transaction) and hands over here.
 import { verifyGroth16 } from "../chain/groth16.js";
-import { decodeFunctionData, getAddress, isAddressEqual, type Address, type Hex } from "viem";
+import { decodeFunctionData, isAddressEqual, type Address, type Hex } from "viem";
 import type { EscrowClient } from "../chain/escrow.js";
 import type { ChainHandle } from "../chain/network.js";
 import type { ClaimInfo, Payment } from "../chain/escrow-types.js";

@@ -6,7 +6,7 @@
 // settlement is not valid; a claim no proof settled is reported as such, not as invalid. docs/PROTOCOL.md
 // "Verifying a settlement" lists the checks.
 import { verifyGroth16 } from "../chain/groth16.js";
-import { decodeFunctionData, formatEther, getAddress, isAddressEqual, type Address, type Hex } from "viem";
+import { decodeFunctionData, formatEther, isAddressEqual, type Address } from "viem";
 import { ClaimStatus, EscrowClient } from "../chain/escrow.js";
 import type { ClaimInfo } from "../chain/escrow-types.js";
 import type { ChainHandle } from "../chain/network.js";

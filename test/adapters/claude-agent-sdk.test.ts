@@ -24,7 +24,6 @@ import {
   type ApprovalRequest,
   type ClaudeAgentAdapter,
 } from "../../sdk/adapters/claude-agent-sdk.js";
-import type { Session } from "../../sdk/provider/session.js";
 import {
   ALLOWED_TOOLS,
   SERVER,

@@ -15,7 +15,6 @@ import {
   PROPERTY_TIMEOUT_MS,
   PROPERTY_RUNS,
   propertyParams,
-  atLeast,
 } from "../helpers/circuit.js";
 
 const N = 4;

@@ -1,7 +1,7 @@
 // Escrow state machine against MockVerifier: every check of every function, the money each path moves, and
 // that settle() hands the verifier public inputs built from storage alone.
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { keccak256, parseEther, toHex, type Address, type Hex } from "viem";
+import { parseEther, type Address, type Hex } from "viem";
 import {
   ClaimStatus,
   Coverage,

@@ -2,16 +2,7 @@
 // MockVerifier3 as AAP-4's segment verifier), named wallets, block-time control, and the money ledger that P6 is
 // checked against.
 import { beforeAll, beforeEach } from "vitest";
-import {
-  BaseError,
-  ContractFunctionRevertedError,
-  keccak256,
-  parseEther,
-  toHex,
-  type Abi,
-  type Address,
-  type Hex,
-} from "viem";
+import { BaseError, ContractFunctionRevertedError, parseEther, type Abi, type Address, type Hex } from "viem";
 import {
   ClaimStatus,
   type CoverOption,

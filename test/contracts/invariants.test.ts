@@ -16,12 +16,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseEventLogs, type Abi, type Hex, type TransactionReceipt } from "viem";
-import {
-  ClaimStatus,
-  EscrowRevertError,
-  type CoverOption,
-  type EscrowClient,
-} from "../../sdk/chain/escrow.js";
+import { EscrowRevertError, type CoverOption, type EscrowClient } from "../../sdk/chain/escrow.js";
 import { type Wallet } from "../../sdk/chain/network.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { accumulate } from "../../sdk/core/hash.js";

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { keccak256, toHex, type Address, type Hex } from "viem";
+import { type Address, type Hex } from "viem";
 import { deployCircomlibPoseidon3 } from "../../scripts/lib/circomlib-poseidon.js";
 import { deployContract } from "../../sdk/chain/artifacts.js";
 import {

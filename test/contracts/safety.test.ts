@@ -9,7 +9,6 @@ import {
   type AbiFunction,
   type Hex,
 } from "viem";
-import { ClaimStatus } from "../../sdk/chain/escrow.js";
 import { deployContract, readArtifact } from "../../sdk/chain/artifacts.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { FIELD_MODULUS as R } from "../../sdk/core/hash.js";

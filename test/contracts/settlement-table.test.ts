@@ -18,7 +18,6 @@ import {
   proofsValid,
   register,
   session,
-  whatIf,
   type Fixture,
 } from "./fixture.js";
 

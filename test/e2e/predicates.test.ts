@@ -4,7 +4,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { keccak256, parseEther, toHex } from "viem";
+import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { embeddedChain } from "../../sdk/dev/embedded.js";
 import { type ChainHandle } from "../../sdk/chain/network.js";

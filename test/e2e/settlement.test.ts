@@ -3,7 +3,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { keccak256, parseEther, toHex, type Hex } from "viem";
+import { parseEther, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { embeddedChain, type DevChainHandle } from "../../sdk/dev/embedded.js";
 import { type EscrowClient, scopedSessionId } from "../../sdk/chain/escrow.js";

@@ -7,7 +7,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { keccak256, parseEther, toHex, type Address, type Hex } from "viem";
+import { parseEther, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClaimStatus, EscrowClient, scopedSessionId } from "../../sdk/chain/escrow.js";
 import { REPO_ROOT } from "../helpers/repo.js";

@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { keccak256, toBytes } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson, type Json } from "../../sdk/core/canonical.js";
-import { chainHead, encodeTrace, KIND, SLOT } from "../../sdk/core/encoding.js";
+import { chainHead, encodeTrace, KIND } from "../../sdk/core/encoding.js";
 import { FIELD_MODULUS, stringToField } from "../../sdk/core/hash.js";
 import { aap1Authorization, type Aap1Theta } from "../../sdk/core/predicates/aap1/definition.js";
 import { ThetaError } from "../../sdk/core/predicates/index.js";

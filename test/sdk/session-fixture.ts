@@ -4,7 +4,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { keccak256, toHex, type Address, type Hex } from "viem";
+import { type Address, type Hex } from "viem";
 import { EscrowClient, deployEscrow, deployPoseidon3, scopedSessionId } from "../../sdk/chain/escrow.js";
 import { embeddedChain } from "../../sdk/dev/embedded.js";
 import { deployContract } from "../../sdk/chain/artifacts.js";
