@@ -21,7 +21,7 @@ const REGISTRY = {
   [aap5Limits.id]: aap5Limits,
 };
 
-/** A predicate id the registry holds: "AAP-1" … "AAP-5". */
+/** A predicate id the registry holds (the keys of REGISTRY). */
 export type PredicateName = keyof typeof REGISTRY;
 
 /** Every predicate by id, each with its own θ type (PREDICATES["AAP-4"].parseTheta gives Aap4Theta). */
