@@ -8,7 +8,7 @@ include "multiset.circom";
 // Occurrence counts of (tool, args) keys in linear cost: the prover labels each live
 // record with its key's occurrence number and the circuit checks the labels with a
 // multiset identity and a distinctness certificate (multiset.circom), instead of
-// comparing every pair of records. sdk/core/repeats.ts computes the labels and mirrors
+// comparing every pair of records. predicates/aap5/repeats.ts computes the labels and mirrors
 // the packing and the challenges; docs/SOUNDNESS.md, "AAP-5 limits", has the argument;
 // test/circuits/repeats.test.ts the edges and forged witnesses.
 

@@ -31,7 +31,7 @@ template Aap5LimitsMain(D, K, C, S) {
     signal input countedTools[C];
     signal input summedTools[S];
     signal input limits[3];
-    // RepeatHits' hints (sdk/core/repeats.ts), checked there.
+    // RepeatHits' hints (predicates/aap5/repeats.ts), checked there.
     signal input repeatCount[N];
     signal input repeatLast[N];
     signal input repeatWeight[N];

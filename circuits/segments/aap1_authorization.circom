@@ -10,7 +10,7 @@ include "../predicates/aap1_authorization.circom";
 // One segment of an AAP-1 claim. The frame every segment circuit shares (the public inputs, SegmentClaim,
 // SegmentTrace, SegmentState and the state they carry) is described in circuits/gadgets/segment.circom;
 // the rest is AAP-1's own.
-// The predicate state it carries (HashVector of 9, sdk/core/segment-authorization.ts): the running values
+// The predicate state it carries (HashVector of 9, predicates/aap1/segment-chains.ts): the running values
 // and the challenges of AuthorizationChainFrom (circuits/gadgets/segment_authorization.circom):
 //   [packChain, weightChain, states, handOffs, roots, fractions, firsts, beta, zeta]
 // The first segment starts from [0, 0, 1, 1, 1, 0, 0, beta, zeta] with the prover's beta and zeta, which

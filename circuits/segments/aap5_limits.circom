@@ -11,7 +11,7 @@ include "../predicates/aap5_limits.circom";
 // One segment of an AAP-5 claim. The frame every segment circuit shares (the public inputs, SegmentClaim,
 // SegmentTrace, SegmentState and the state they carry) is described in circuits/gadgets/segment.circom;
 // the rest is AAP-5's own.
-// The predicate state it carries (HashVector of 11, sdk/core/segment-repeats.ts): the running count and
+// The predicate state it carries (HashVector of 11, aap5/segment-repeats.ts): the running count and
 // sum, and RepeatHitsFrom's running values and challenges (circuits/gadgets/segment_repeats.circom):
 //   [count, sum, packChain, weightChain, labelled, steps, roots, fractions, firsts, beta, zeta]
 // The first segment starts from [0, 0, 0, 0, 1, 1, 1, 0, 0, beta, zeta] with the prover's beta and zeta,

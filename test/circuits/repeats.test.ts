@@ -1,5 +1,5 @@
 // circuits/gadgets/repeats.circom: occurrence counts of (tool, args) keys from the
-// prover's labels (sdk/core/repeats.ts), against a TS model; labels that lie about a count
+// prover's labels (predicates/aap5/repeats.ts), against a TS model; labels that lie about a count
 // (a key split in two, a count skipped, a wrong last bit, a count out of range) have
 // no witness, and forged internal signals break a constraint.
 import fc from "fast-check";

@@ -1,4 +1,4 @@
-// sdk/core/segment-authorization.ts, the TS side of AAP-1's segment chain, without compiling the circuit
+// predicates/aap1/segment-chains.ts, the TS side of AAP-1's segment chain, without compiling the circuit
 // (test/circuits/segment-authorization.test.ts holds the circuit to it): the carried state closes exactly as
 // the last segment's SessionArgumentClose requires for honest labels, at challenges derived from the whole
 // session, whatever the cut; a member's chain reaches back across segments; and forged labels certified the

@@ -1,4 +1,4 @@
-// sdk/core/segment-repeats.ts, the TS side of AAP-5's segment chain, without compiling the circuit
+// predicates/aap5/segment-repeats.ts, the TS side of AAP-5's segment chain, without compiling the circuit
 // (test/circuits/segment-limits.test.ts holds the circuit to it): the carried state closes exactly as the last
 // segment's SessionArgumentClose requires for honest labels, at challenges derived from the whole session, whatever
 // the cut; and forged labels certified the same way do not close.

@@ -87,7 +87,7 @@ export interface PredicateDefinition<Theta, Id extends string = string> {
   ): CircuitInput;
   /**
    * Values the circuit checks but does not compute itself: AAP-1's per-action chains
-   * (sdk/core/predicates/aap1/chains.ts) and AAP-5's occurrence counts (sdk/core/repeats.ts),
+   * (sdk/core/predicates/aap1/chains.ts) and AAP-5's occurrence counts (./aap5/repeats.ts),
    * each with its distinctness certificate.
    */
   witnessHints?(trace: EncodedTrace, theta: Theta): Record<string, string[]>;

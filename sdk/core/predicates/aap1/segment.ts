@@ -5,7 +5,7 @@ import type { SegmentCarrier } from "../segment-carrier.js";
 import { authorizationCarryVector, authorizationChain } from "./segment-chains.js";
 
 /**
- * AAP-1's authorization chains over the session (sdk/core/segment-authorization.ts): the carried state at
+ * AAP-1's authorization chains over the session (./segment-chains.ts): the carried state at
  * each boundary, and each segment's chain labels and certificate weights.
  */
 export const aap1Segment: SegmentCarrier = {

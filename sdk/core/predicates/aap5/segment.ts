@@ -6,7 +6,7 @@ import type { SegmentCarrier } from "../segment-carrier.js";
 import { limitsCarryVector, limitsChain, type LimitsRow } from "./segment-repeats.js";
 
 /**
- * AAP-5's running count and sum and its repeat argument over the session (sdk/core/segment-repeats.ts): the
+ * AAP-5's running count and sum and its repeat argument over the session (./segment-repeats.ts): the
  * carried state at each boundary, and each segment's labels and certificate weights.
  */
 export const aap5Segment: SegmentCarrier = {
