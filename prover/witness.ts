@@ -66,6 +66,7 @@ function traceInput(
   records: readonly EncodedRecord[],
   checkpoints: readonly Checkpoint[],
   shape: TraceShape,
+  readsObservations = false,
 ): CircuitInput {
   const capacity = 2 ** shape.depth;
   if (records.length > capacity) {
@@ -76,7 +77,11 @@ function traceInput(
   }
   const empty = Array<string>(SLOT_COUNT).fill("0");
   const slots = Array.from({ length: capacity }, (_, i) => records[i]?.slots.map(String) ?? empty);
-  const digest = Array.from({ length: capacity }, (_, i) => String(records[i]?.digest ?? 0n));
+  // A circuit that reads observations recomputes each row's digest: its predicate's witnessHints give
+  // what the digest is made of (status, observations, content), so the digest itself is not an input.
+  const digestInputs: CircuitInput = readsObservations
+    ? {}
+    : { digest: Array.from({ length: capacity }, (_, i) => String(records[i]?.digest ?? 0n)) };
   // The lookup's multiplicities: how many entries name each row (the circuit checks them).
   const hits = Array<number>(capacity).fill(0);
   for (const [i, c] of checkpoints.entries()) {
@@ -92,7 +97,7 @@ function traceInput(
     finalRoot: String(commitmentRoot(records.map((r) => r.leaf))),
     checkpointAcc: String(accumulate(checkpoints)),
     slots,
-    digest,
+    ...digestInputs,
     cpN: cp.map((c) => String(c?.n ?? 0)),
     cpHead: cp.map((c) => String(c?.root ?? 0n)),
     cpActive: cp.map((c) => (c ? "1" : "0")),
@@ -111,7 +116,7 @@ export function predicateInput<Theta>(
   checkpoints: readonly Checkpoint[],
   shape: TraceShape,
 ): CircuitInput {
-  const trace = traceInput(records, checkpoints, shape);
+  const trace = traceInput(records, checkpoints, shape, predicate.readsObservations === true);
   const capacity = 2 ** shape.depth;
   const empty = Array<bigint>(SLOT_COUNT).fill(0n);
   const hints = predicate.witnessHints?.(
@@ -119,6 +124,7 @@ export function predicateInput<Theta>(
       slots: Array.from({ length: capacity }, (_, i) => records[i]?.slots ?? empty),
       n: records.length,
       finalRoot: BigInt(trace.finalRoot as string),
+      records,
     },
     theta,
   );

@@ -1,10 +1,13 @@
 // npm run demo: the whole insurance loop on an embedded chain and a SQLite store.
 // A provider backs "email only these recipients" (AAP-4) with a reserve; three
 // sessions run; the user claims all three; two are settled by Groth16 proofs and
-// the third by default after the 3-day proof window. A fourth session, of payments
-// under an AAP-3 promise, is longer than any whole-claim circuit: its claim is
-// settled by a chain of segment proofs, proven by a local pool of two worker
-// processes. Exits non-zero if any money moves differently from the protocol.
+// the third by default after the 3-day proof window. Two sessions of a file agent on
+// the MCP harness (examples/mcp/files-agent.ts) run under an AAP-6 promise, "delete only
+// what you listed": a prompt injection makes one delete a path it never listed, proven
+// violated; the other is proven satisfied. A sixth session, of payments under an AAP-3
+// promise, is longer than any whole-claim circuit: its claim is settled by a chain of
+// segment proofs, proven by a local pool of two worker processes. Exits non-zero if any
+// money moves differently from the protocol.
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { formatEther, parseEther, type Address } from "viem";
@@ -19,6 +22,7 @@ import { deployZkVai } from "../prover/artifacts/deploy.js";
 import { registerPromise } from "../sdk/provider/promises.js";
 import { releaseProver } from "../prover/prove.js";
 import { Progress } from "../prover/artifacts/progress.js";
+import { FILES_PROFILE, FILES_THETA, INJECTED_TARGET, runFilesAgent } from "../examples/mcp/files-agent.js";
 
 const PAYOUT = parseEther("1");
 const RESERVE = parseEther("3");
@@ -40,19 +44,29 @@ const PAY_PROFILE: EncodingProfile = {
 const PAY_THETA = { payTools: ["pay"], merchants: ["acme-cloud", "paper-co"], cap: "50000" };
 const LONG_SESSION = 20;
 
+// The file agent's promise (AAP-6): a payout for each of its two sessions.
+const FILES_RESERVE = 2n * PAYOUT;
+const FILE_SESSIONS = [
+  { label: "D: file agent lists /work and deletes the draft it listed", scenario: "compliant" },
+  {
+    label: `E: prompt injection in notes.txt makes the file agent delete ${INJECTED_TARGET}`,
+    scenario: "injected",
+  },
+] as const;
+
 const eth = (wei: bigint) => `${wei < 0n ? "-" : "+"}${formatEther(wei < 0n ? -wei : wei)} ETH`;
 const gas = (g: bigint) => `${g.toLocaleString("en-US")} gas`;
 const say = (s = "") => console.log(s);
 
 async function main() {
-  const progress = new Progress({ total: 4 });
+  const progress = new Progress({ total: 6 });
   const dir = join(process.cwd(), "demo-data");
   mkdirSync(dir, { recursive: true });
   const dbPath = join(dir, "demo.sqlite");
   for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) rmSync(f, { force: true });
   const store = TraceStore.open(dbPath);
 
-  say("zkVAI demo: an AAP-4 promise, three agent sessions, three claims, settled without a trusted verifier");
+  say("zkVAI demo: three promises, six agent sessions, six claims, settled without a trusted verifier");
   say(`chain: Hardhat in-process network · trace store: ${dbPath} (SQLite, fresh for this run)\n`);
 
   const chain = await embeddedChain();
@@ -143,6 +157,16 @@ async function main() {
   say(
     `provider registers promise #${payPromise.promiseId}: AAP-3 "pay only ${PAY_THETA.merchants.join(", ")}, at most ${PAY_THETA.cap} cents"`,
   );
+  const filesPromise = await registerPromise(deployment.record, escrow, store, {
+    predicate: "AAP-6",
+    theta: FILES_THETA,
+    profile: FILES_PROFILE,
+    payout: PAYOUT,
+    reserve: FILES_RESERVE,
+  });
+  say(
+    `provider registers promise #${filesPromise.promiseId}: AAP-6 "delete_file only paths an earlier list_files listed"`,
+  );
 
   say("\nsessions (records stored first, chain heads checkpointed on-chain, final root on close):");
   const claims: { label: string; sessionId: `0x${string}`; claimId: bigint }[] = [];
@@ -163,9 +187,27 @@ async function main() {
     claims.push({ label: s.label, sessionId, claimId: claim.claimId });
   }
 
-  // D: a session longer than any whole-claim circuit of this deployment (segments of 8 records here, 1,024 in
+  // D, E: an agent on a real harness, an MCP client and server in memory, recorded by recordMcpClient.
+  const fileClaims: typeof claims = [];
+  for (const s of FILE_SESSIONS) {
+    const sessionId = scopedSessionId(provider, `${s.label}:${Date.now()}:${Math.random()}`);
+    const session = await Session.open({ store, escrow, sessionId, user, profile: FILES_PROFILE });
+    const run = await runFilesAgent({ session, scenario: s.scenario });
+    const closed = await session.close();
+    say(`  ${s.label}`);
+    say(
+      `    ${session.count} records, one per MCP tool call (deleted ${run.deleted.join(", ")}) · openSession ${gas(session.openTx!.gasUsed)} · closeSession ${gas(closed.gasUsed)}`,
+    );
+    const claim = await asUser.fileClaim(sessionId, filesPromise.promiseId, BOND);
+    say(
+      `    user files claim #${claim.claimId} with a ${formatEther(BOND)} ETH bond · ${gas(claim.gasUsed)}`,
+    );
+    fileClaims.push({ label: s.label, sessionId, claimId: claim.claimId });
+  }
+
+  // F: a session longer than any whole-claim circuit of this deployment (segments of 8 records here, 1,024 in
   // production): checkpointed every 10 records, as VAI does.
-  const longId = scopedSessionId(provider, `D:${Date.now()}`);
+  const longId = scopedSessionId(provider, `F:${Date.now()}`);
   const long = await Session.open({ store, escrow, sessionId: longId, user, profile: PAY_PROFILE });
   for (let i = 0; i < LONG_SESSION; i++) {
     const to = PAY_THETA.merchants[i % 2]!;
@@ -173,7 +215,7 @@ async function main() {
   }
   await long.close();
   const longClaim = await asUser.fileClaim(longId, payPromise.promiseId, BOND);
-  say(`  D: a billing agent pays ${LONG_SESSION} invoices to listed merchants (longer than one circuit)`);
+  say(`  F: a billing agent pays ${LONG_SESSION} invoices to listed merchants (longer than one circuit)`);
   say(
     `    ${long.count} records · ${(await escrow.session(longId)).checkpointCount} checkpoints on-chain · user files claim #${longClaim.claimId} · ${gas(longClaim.gasUsed)}`,
   );
@@ -189,7 +231,7 @@ async function main() {
   say(
     `\nsettlement (receipt window: ${receiptWindow} s after close on this development chain, an hour on a real one):`,
   );
-  for (const c of claims.slice(0, 2)) {
+  for (const c of [...claims.slice(0, 2), ...fileClaims]) {
     const answer = await progress.step(`prove claim #${c.claimId}`, async () =>
       answerClaim(store, escrow, c.claimId),
     );
@@ -206,7 +248,7 @@ async function main() {
     answerSegmentedClaim(store, escrow, longClaim.claimId, { workers: 2 }),
   );
   const segmentGas = Object.values(segmented.segmentGas);
-  say(`  claim #${longClaim.claimId} [D: ${LONG_SESSION} payments]`);
+  say(`  claim #${longClaim.claimId} [F: ${LONG_SESSION} payments]`);
   say(
     `    ${segmented.segments} segment proofs (${segmented.circuit}) in 2 worker processes: ${segmented.verdict.violated ? "VIOLATED" : "SATISFIED"}`,
   );
@@ -225,26 +267,37 @@ async function main() {
   await asUser.withdraw();
   const walletsAfter = await balances(chain.publicClient, { provider, user });
   const promiseAfter = await escrow.promise(promiseId);
+  const filesPromiseAfter = await escrow.promise(filesPromise.promiseId);
 
   say("\nmoney (escrow credits, then withdrawn; wallet deltas also include gas paid):");
   say(
-    `  provider: credited ${eth(credits.provider)} · wallet ${eth(walletsAfter.provider - walletsBefore.provider)} (reserves ${formatEther(RESERVE + PAYOUT)} ETH paid in)`,
+    `  provider: credited ${eth(credits.provider)} · wallet ${eth(walletsAfter.provider - walletsBefore.provider)} (reserves ${formatEther(RESERVE + PAYOUT + FILES_RESERVE)} ETH paid in)`,
   );
   say(
-    `  user:     credited ${eth(credits.user)} · wallet ${eth(walletsAfter.user - walletsBefore.user)} (4 bonds of ${formatEther(BOND)} ETH paid in)`,
+    `  user:     credited ${eth(credits.user)} · wallet ${eth(walletsAfter.user - walletsBefore.user)} (6 bonds of ${formatEther(BOND)} ETH paid in)`,
   );
   say(
     `  reserve left in promise #${promiseId}: ${formatEther(promiseAfter.reserve)} ETH (of ${formatEther(RESERVE)})`,
   );
+  say(
+    `  reserve left in promise #${filesPromise.promiseId}: ${formatEther(filesPromiseAfter.reserve)} ETH (of ${formatEther(FILES_RESERVE)})`,
+  );
 
-  const expected = { provider: 2n * BOND, user: 2n * (PAYOUT + BOND), reserve: RESERVE - 2n * PAYOUT };
+  // Bonds to the provider: A's, D's and F's; payout + bond to the user: B's, C's (by default) and E's.
+  const expected = {
+    provider: 3n * BOND,
+    user: 3n * (PAYOUT + BOND),
+    reserve: RESERVE - 2n * PAYOUT,
+    filesReserve: FILES_RESERVE - PAYOUT,
+  };
   const ok =
     credits.provider === expected.provider &&
     credits.user === expected.user &&
-    promiseAfter.reserve === expected.reserve;
+    promiseAfter.reserve === expected.reserve &&
+    filesPromiseAfter.reserve === expected.filesReserve;
   say(
     ok
-      ? "\nall four claims settled as the protocol says."
+      ? "\nall six claims settled as the protocol says."
       : "\nMISMATCH: money moved differently from the protocol",
   );
   store.close();

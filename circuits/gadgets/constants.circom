@@ -25,3 +25,6 @@ function NAMESPACE_SCOPE() { return 14572520759301579113647908730993830662264903
 
 // Path witness width (sdk/core/paths.ts): ancestors a_0..a_PREFIX_DEPTH, then the full path hash.
 function PREFIX_DEPTH() { return 4; }
+
+// Record statuses (sdk/core/observations.ts STATUS): 0 not a call, 1 ok, 2 error, 3 blocked.
+function STATUS_OK() { return 1; }

@@ -116,7 +116,11 @@ export function segmentInputsWithLabels<Theta>(
         stateIn: String(plan.stateIn),
         stateOut: String(plan.stateOut),
         slots: Array.from({ length: size }, (_, i) => row(i)?.slots.map(String) ?? empty),
-        digest: Array.from({ length: size }, (_, i) => String(row(i)?.digest ?? 0n)),
+        // A circuit that reads observations recomputes each row's digest from the status, observed values
+        // and content its carrier gives (sdk/core/predicates/aap6/segment.ts), so takes no digest.
+        ...(predicate.readsObservations === true
+          ? {}
+          : { digest: Array.from({ length: size }, (_, i) => String(row(i)?.digest ?? 0n)) }),
         cpN: cp.map((c) => String(c?.n ?? 0)),
         cpHead: cp.map((c) => String(c?.root ?? 0n)),
         cpActive: cp.map((c) => (c ? "1" : "0")),

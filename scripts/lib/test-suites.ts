@@ -3,7 +3,7 @@
 
 /**
  * Suites that run only in `npm run test:full` (ZKVAI_FULL=1), which `.ci/run` runs after `npm test`: the
- * adversarial sweeps of AAP-2…5 (npm test keeps AAP-1's narrow sweep and every targeted exploit in
+ * adversarial sweeps of AAP-2…6 (npm test keeps AAP-1's narrow sweep and every targeted exploit in
  * test/adversary/exploits.test.ts) and the multi-process provider runtime (a hardhat node, a recorder and a
  * watcher as child processes, killed and restarted), the `vai` flow as processes against a hardhat node, the
  * segment-chain attacks on real proofs and the segment circuits' predicate carriers. Keeps a fresh `npm test`
@@ -14,10 +14,13 @@ export const FULL_ONLY = [
   "test/adversary/aap3.sweep.test.ts",
   "test/adversary/aap4.sweep.test.ts",
   "test/adversary/aap5.sweep.test.ts",
+  "test/adversary/aap6.sweep.test.ts",
   "test/integration/provider-runtime.test.ts",
   "test/full/segment-attacks.test.ts",
   // A lying BullMQ worker against the claim watcher (issue 34, finding 3): 9 real segment proofs, about 2 min.
   "test/full/segment-queue-liar.test.ts",
+  // A 2,000-record AAP-6 session settled by 32 real aap6_seg64 proofs (issue 36).
+  "test/full/segment-grounding-2000.test.ts",
   // The predicates' carried state (AAP-2's scope log and named violations, AAP-4's recipient log, AAP-5's
   // totals and its repeat argument, AAP-1's authorization chains, attacked with forged labels) on their
   // own compiled segment circuits, and the violated chain through the local pool. npm test keeps the chain's
@@ -28,6 +31,7 @@ export const FULL_ONLY = [
   "test/circuits/segment-scope.test.ts",
   "test/circuits/segment-limits.test.ts",
   "test/circuits/segment-authorization.test.ts",
+  "test/circuits/segment-grounding.test.ts",
   "test/e2e/segments.test.ts",
   // The whole `vai` flow as separate processes against a real hardhat node (about 50 s): a multi-process
   // service test. npm test keeps the CLI's in-process tests (test/cli/check, config, vai-input).

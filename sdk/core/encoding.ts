@@ -1,10 +1,15 @@
-// Record commitment v2 (docs/PROTOCOL.md "Record commitment"). A record becomes
-// SLOT_COUNT field elements ("slots"), what the predicates read, plus its digest, a
-// salted hash of its whole canonical form (result, error and metadata included), and
-// its leaf chains the previous one:
+// Record commitment v3 (docs/PROTOCOL.md "Record commitment"). A record becomes
+// SLOT_COUNT field elements ("slots"), what the predicates read, plus its digest, which binds its
+// content, a salted hash of its whole canonical form (result, error and metadata included), and, for a
+// call of a tool whose profile entry observes a fact, its observations (a status and OBS_SLOTS values,
+// sdk/core/observations.ts); its leaf chains the previous one:
 //   salt    = Poseidon(sessionSecret, seq)
-//   digest  = keccak256(salt as 32 bytes ‖ canonical JSON of the stored record) >> 3
+//   content = keccak256(salt as 32 bytes ‖ canonical JSON of the stored record) >> 3
+//   digest  = Poseidon(status, obs_0, obs_1, content)   an executed (not blocked) call of a tool that observes a fact
+//           = content                                   any other record (exactly v2's digest)
 //   leaf_i  = Poseidon(slots_i..., digest_i, leaf_{i-1}),   leaf_{-1} = 0
+// So every v2 session (no profile observed anything) has the same leaves under v3, and a circuit
+// that reads no observations (AAP-1..5) takes the digest as an opaque input, as before.
 // circuits/gadgets/leaf.circom computes the same leaf from the same layout; the
 // circuit never hashes JSON. Each slot's meaning depends on the kind:
 //
@@ -27,12 +32,13 @@ import { keccakToField, poseidon, reduceBytes32, stringToField } from "./hash.js
 import type { EncodingProfile } from "./profile.js";
 import { MALFORMED_PATH_PREFIX, pathDigest, prefixHash } from "./paths.js";
 import { ZkvaiError } from "./errors.js";
+import { MAX_AMOUNT, recordObservations } from "./observations.js";
 
 export const SLOT_COUNT = 7;
 export const SLOT = { kind: 0, tool: 1, args: 2, action: 3, aux: 4, target0: 5, target1: 6 } as const;
 export const KIND = { call: 1n, blocked: 2n, authorization: 3n, grant: 4n, revoke: 5n } as const;
 export const MAX_TARGETS = 2;
-export const MAX_AMOUNT = (1n << 64n) - 2n;
+export { MAX_AMOUNT } from "./observations.js";
 
 /** Prefix that marks a target value that was not a string; it can never be allowlisted. */
 export const MALFORMED_TARGET_PREFIX = "\u0000malformed:";
@@ -185,12 +191,12 @@ export function recordSalt(sessionSecret: bigint, seq: number): bigint {
 }
 
 /**
- * The record's digest: keccak256 of its salt (32 bytes, big-endian) followed by the UTF-8 of its
+ * The record's content digest: keccak256 of its salt (32 bytes, big-endian) followed by the UTF-8 of its
  * canonical JSON, reduced to the field. It covers every stored field (tool, args, result or error,
  * metadata, ts), so a stored record that changes no longer matches its leaf. The salt keeps the
  * digest, and so the leaf, from revealing a guessable record.
  */
-export function recordDigest(record: TraceRecord, salt: bigint): bigint {
+export function recordContent(record: TraceRecord, salt: bigint): bigint {
   const text = new TextEncoder().encode(canonicalJson(record));
   const bytes = new Uint8Array(32 + text.length);
   for (let i = 0, x = salt; i < 32; i++, x >>= 8n) bytes[31 - i] = Number(x & 0xffn);
@@ -205,9 +211,41 @@ export function leafHash(slots: readonly bigint[], digest: bigint, prev: bigint)
   return poseidon([...slots, digest, prev]);
 }
 
+/**
+ * Whether the record's digest binds observations: an executed call of a tool whose profile entry observes a
+ * fact. A blocked call observes nothing, so its digest stays its content.
+ */
+export function isObserved(record: TraceRecord, profile: EncodingProfile): boolean {
+  return (
+    record.kind === "call" &&
+    record.blocked !== true &&
+    Object.hasOwn(profile.tools, record.tool) &&
+    profile.tools[record.tool]!.observe !== undefined
+  );
+}
+
+/** The digest the leaf binds: an observed record's observations beside its content, else the content. */
+export function recordDigest(
+  observed: boolean,
+  status: bigint,
+  obs: readonly bigint[],
+  content: bigint,
+): bigint {
+  return observed ? poseidon([status, ...obs, content]) : content;
+}
+
 export interface EncodedRecord {
   seq: number;
   slots: bigint[];
+  /** 0 not a call, 1 ok, 2 error, 3 blocked (sdk/core/observations.ts STATUS). */
+  status: bigint;
+  /** OBS_SLOTS observed values, 0 = absent. */
+  obs: bigint[];
+  /** keccak of the salted canonical record, reduced (recordContent). */
+  content: bigint;
+  /** Whether the digest binds the observations (isObserved). */
+  observed: boolean;
+  /** Poseidon(status, obs..., content) when observed, else content: what the leaf binds. */
   digest: bigint;
   /** The chained leaf; for the last record of a prefix, that prefix's chain head. */
   leaf: bigint;
@@ -222,8 +260,15 @@ export function encodeRecord(
   salt = recordSalt(sessionSecret, record.seq),
 ): EncodedRecord {
   const slots = encodeSlots(record, profile);
-  const digest = recordDigest(record, salt);
-  return { seq: record.seq, slots, digest, leaf: leafHash(slots, digest, prev) };
+  const { status, values: obs } = recordObservations(record, profile);
+  const content = recordContent(record, salt);
+  const observed = isObserved(record, profile);
+  const digest = recordDigest(observed, status, obs, content);
+  return {
+    seq: record.seq,
+    ...{ slots, status, obs, content, observed, digest },
+    leaf: leafHash(slots, digest, prev),
+  };
 }
 
 /** A whole trace, in seq order from 0, each leaf chained to the one before. */
@@ -257,4 +302,6 @@ export interface EncodedTrace {
   /** Records in the trace; rows from n on are padding. */
   n: number;
   finalRoot: bigint;
+  /** The n encoded records (their observations and content, for a circuit that recomputes digests). */
+  records: readonly EncodedRecord[];
 }

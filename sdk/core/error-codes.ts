@@ -130,6 +130,11 @@ export const ERROR_CODES = {
     meaning: "a promise's θ its predicate refuses",
     docs: "docs/PREDICATES.md",
   },
+  BAD_OBSERVATION: {
+    error: "ObservationError",
+    meaning:
+      "a record whose observed fact is over a profile bound (too many values, too long a text) or malformed",
+  },
   BAD_PROFILE: { error: "ProfileError", meaning: "an encoding profile that does not parse" },
   BAD_PYTHON_JSON: {
     error: "PythonJsonError",

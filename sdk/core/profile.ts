@@ -1,9 +1,17 @@
-// The encoding profile: per tool, which argument holds the target(s) and which
-// holds the amount. It decides what the circuits see of each call, so its hash is
-// committed when a session opens and pinned by every promise that covers it.
+// The encoding profile: per tool, which argument holds the target(s), which holds
+// the amount, and the one fact its calls observe (record encoding v3, ./observations.ts).
+// It decides what the circuits see of each call, so its hash is committed when a session
+// opens and pinned by every promise that covers it.
 import { CanonicalJsonError, canonicalJson } from "./canonical.js";
 import { keccakToField } from "./hash.js";
 import { ZkvaiError } from "./errors.js";
+import {
+  OBS_SLOTS,
+  RESULT_SHAPES,
+  parseFactPath,
+  type ObservedFact,
+  type ResultShape,
+} from "./observations.js";
 
 export interface ToolProfile {
   /** Argument holding the recipient(s), path or merchant: a string or a list of strings. */
@@ -12,12 +20,18 @@ export interface ToolProfile {
   path?: string;
   /** Argument holding an amount, converted exactly to integer minor units. */
   amount?: { key: string; decimals: number };
+  /** The fact AAP-6 and later predicates read from this tool's calls. */
+  observe?: ObservedFact;
 }
 
 export interface EncodingProfile {
   version: 1;
   /** Every tool the agent may call. A call to a tool not listed here cannot be recorded. */
   tools: { [tool: string]: ToolProfile };
+  /** How the harness records results (default "json"): where a fact's result path starts. */
+  results?: ResultShape;
+  /** Per-record bounds: the longest text a fact reads (default 65,536 characters). */
+  bounds?: { text?: number };
 }
 
 export class ProfileError extends ZkvaiError {
@@ -62,11 +76,74 @@ export function parseProfile(x: unknown): EncodingProfile {
       }
       entry.amount = { key: a.key as string, decimals: a.decimals as number };
     }
-    const extra = Object.keys(s).filter((k) => !["target", "path", "amount"].includes(k));
+    if (s.observe !== undefined) entry.observe = parseFact(s.observe, `tool ${name}: observe`, fail);
+    const extra = Object.keys(s).filter((k) => !["target", "path", "amount", "observe"].includes(k));
     if (extra.length) fail(`tool ${name}: unknown field(s) ${extra.join(", ")}`);
     tools[name] = entry;
   }
-  return { version: 1, tools };
+  const profile: EncodingProfile = { version: 1, tools };
+  if (p.results !== undefined) {
+    if (!RESULT_SHAPES.includes(p.results as ResultShape))
+      fail(`results must be one of ${RESULT_SHAPES.join(", ")}; got ${JSON.stringify(p.results)}`);
+    profile.results = p.results as ResultShape;
+  }
+  if (p.bounds !== undefined) {
+    const b = p.bounds as Record<string, unknown>;
+    if (typeof b !== "object" || b === null || Object.keys(b).some((k) => k !== "text"))
+      fail("bounds must be an object with only `text`");
+    if (b.text !== undefined && (!Number.isSafeInteger(b.text) || (b.text as number) < 1))
+      fail("bounds.text must be an integer >= 1");
+    profile.bounds = b.text === undefined ? {} : { text: b.text as number };
+  }
+  const extra = Object.keys(p).filter((k) => !["version", "tools", "results", "bounds"].includes(k));
+  if (extra.length) fail(`unknown field(s) ${extra.join(", ")}`);
+  return profile;
+}
+
+const FACT_KEYS = ["fact", "from", "path", "pattern", "normalise", "decimals", "max"];
+
+function parseFact(x: unknown, what: string, fail: (m: string) => never): ObservedFact {
+  if (typeof x !== "object" || x === null || Array.isArray(x)) fail(`${what} must be an object`);
+  const f = x as Record<string, unknown>;
+  const extra = Object.keys(f).filter((k) => !FACT_KEYS.includes(k));
+  if (extra.length) fail(`${what}: unknown field(s) ${extra.join(", ")}`);
+  if (typeof f.fact !== "string" || !f.fact) fail(`${what}.fact must be a name`);
+  if (f.from !== "args" && f.from !== "result") fail(`${what}.from must be "args" or "result"`);
+  if (typeof f.path !== "string") fail(`${what}.path must be a path such as "$.files[*].name"`);
+  try {
+    parseFactPath(f.path as string);
+  } catch (e) {
+    fail(`${what}: ${(e as Error).message}`);
+  }
+  const fact: ObservedFact = { fact: f.fact as string, from: f.from, path: f.path as string };
+  if (f.pattern !== undefined) {
+    if (typeof f.pattern !== "string" || !f.pattern) fail(`${what}.pattern must be a regular expression`);
+    try {
+      new RegExp(f.pattern as string, "gu");
+    } catch (e) {
+      fail(`${what}.pattern: ${(e as Error).message}`);
+    }
+    fact.pattern = f.pattern as string;
+  }
+  if (f.normalise !== undefined) {
+    if (f.normalise !== "exact" && f.normalise !== "fold")
+      fail(`${what}.normalise must be "exact" or "fold"`);
+    fact.normalise = f.normalise;
+  }
+  if (f.decimals !== undefined) {
+    if (!Number.isInteger(f.decimals) || (f.decimals as number) < 0)
+      fail(`${what}.decimals must be an integer >= 0`);
+    if (fact.pattern !== undefined) fail(`${what}: a fact reads a pattern or an amount, not both`);
+    fact.decimals = f.decimals as number;
+  }
+  if (f.max !== undefined) {
+    if (!Number.isInteger(f.max) || (f.max as number) < 1 || (f.max as number) > OBS_SLOTS)
+      fail(
+        `${what}.max must be an integer in 1..${OBS_SLOTS} (record encoding v3 holds ${OBS_SLOTS} values per record)`,
+      );
+    fact.max = f.max as number;
+  }
+  return fact;
 }
 
 /** The profile's commitment: keccak of its canonical JSON, reduced to the field. */

@@ -5,6 +5,7 @@ import { keccak256, toBytes, type Hex } from "viem";
 import { canonicalJson, type Json } from "./canonical.js";
 import { assertWellFormedAmount, callPath, callTargets, encodeSlots } from "./encoding.js";
 import type { EncodingProfile } from "./profile.js";
+import { recordObservations } from "./observations.js";
 import {
   MAX_ACTION_ID_CHARS,
   parseRecord,
@@ -55,6 +56,8 @@ export function checkCall(
     callTargets(call, profile);
     callPath(call, profile);
     assertWellFormedAmount(call, profile);
+    // Its observed fact within the profile's bounds: the args' now, a result's too when append() brings one.
+    recordObservations(call, profile);
     return call;
   } catch (e) {
     throw new InvalidCallError(`${what}: ${messageOf(e)}`, { cause: e });

@@ -10,7 +10,7 @@ import { messageOf } from "../core/record-checks.js";
 import type { CallRecord, RecordBody, TraceRecord } from "../core/records.js";
 import type { IdempotencyLedger } from "./session-ledger.js";
 import { errorText, recordableText } from "./session-limits.js";
-import { storedResult } from "./session-results.js";
+import { observableResult, storedResult } from "./session-results.js";
 import type { SessionContext } from "./session-options.js";
 import {
   CallNotRunError,
@@ -186,7 +186,7 @@ export class CallRunner {
     // Copied once: what is stored is the result as it was returned, and a getter or Proxy cannot make
     // the write itself fail after the tool ran. What cannot be stored as it is becomes a marker saying
     // so, never an error: the tool ran, and the agent gets its value (sdk/provider/session-results.ts).
-    const stored = storedResult(result);
+    const stored = observableResult(call, storedResult(result), this.ctx.profile);
     const record = this.writeAfterRun({ ...body, result: stored.result }, reserved);
     recorded?.(record.seq);
     if (stored.unstorable !== undefined)

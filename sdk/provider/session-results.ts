@@ -12,6 +12,9 @@
 import { canonicalJson, MAX_JSON_DEPTH, type Json } from "../core/canonical.js";
 import { MAX_RESULT_BYTES, checkSize } from "../core/records.js";
 import { errorText, recordableText } from "./session-limits.js";
+import { ObservationError, recordObservations } from "../core/observations.js";
+import type { EncodingProfile } from "../core/profile.js";
+import type { CallRecord } from "../core/records.js";
 
 /** The key of the marker a record holds in place of a result that could not be stored as it was. */
 export const UNSTORABLE_KEY = "$unstorable";
@@ -40,6 +43,29 @@ export function storedResult(value: unknown): StoredResult {
   } catch (e) {
     const why = errorText(e);
     return { result: { [UNSTORABLE_KEY]: why, preview: preview(value) }, unstorable: why };
+  }
+}
+
+/**
+ * The stored result again, or the marker when the profile cannot observe it (its fact yields more values than
+ * the profile allows, or reads a text over bounds.text): the record is kept, never truncated, and a marker
+ * observes nothing, so such a result grounds nothing (docs/PREDICATES.md, AAP-6).
+ */
+export function observableResult(
+  call: CallRecord,
+  stored: StoredResult,
+  profile: EncodingProfile,
+): StoredResult {
+  if (stored.unstorable !== undefined) return stored;
+  try {
+    recordObservations({ ...call, result: stored.result }, profile);
+    return stored;
+  } catch (e) {
+    if (!(e instanceof ObservationError)) throw e;
+    return {
+      result: { [UNSTORABLE_KEY]: e.message, preview: preview(stored.result) },
+      unstorable: e.message,
+    };
   }
 }
 

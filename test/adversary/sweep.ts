@@ -58,6 +58,8 @@ function stream(seed: number): () => bigint {
 type Input = Record<string, unknown>;
 // The public inputs, defined once in sdk/core/claim.ts: input keys that are neither θ nor a witness hint.
 const TRACE_KEYS = new Set<string>(PUBLIC_INPUTS);
+// status, obs and content (a circuit that reads observations) are played as hint inputs too, and by
+// the observation classes.
 const TRACE_ARRAYS = new Set(["slots", "digest", "cpN", "cpHead", "cpActive", "cpHits"]);
 const SLOT_NAMES = Object.entries(SLOT).sort((a, b) => a[1] - b[1]);
 
@@ -132,7 +134,8 @@ const rowPastN: TamperClass[] = [
     moves: (c) => {
       const next = stream(99);
       const input = clone(c.honest);
-      const digest = input.digest as string[];
+      // Or, where the circuit recomputes digests, their content.
+      const digest = (input.digest ?? input.content) as string[];
       for (let i = c.n; i < c.capacity; i++) digest[i] = String(next());
       return [{ input: { ...input, outcome: c.flipped } }];
     },
@@ -152,7 +155,7 @@ const activeRows: TamperClass[] = [
     moves: (c) =>
       Array.from({ length: c.n }, (_, r) => {
         const input = clone(c.honest);
-        const digest = input.digest as string[];
+        const digest = (input.digest ?? input.content) as string[];
         digest[r] = String((BigInt(digest[r]!) + 1n) % P);
         return { input: { ...input, outcome: c.flipped } };
       }),
@@ -213,6 +216,92 @@ function editHint(
 }
 const bump = (x: unknown, d: bigint): unknown =>
   Array.isArray(x) ? x.map((y) => bump(y, d)) : String((((BigInt(x as string) + d) % P) + P) % P);
+
+/**
+ * Observations (record encoding v3; AAP-6 reads them, from status, obs and content inputs): a value that is not
+ * what the committed record observed, copied from another row (the query's value into an earlier source row,
+ * a ground's into the query) or set in a row past n, and a status edited.
+ */
+const observations: TamperClass[] = [
+  {
+    name: "observation: an active row's value replaced by another row's observed value",
+    moves: (c) => {
+      const obs = c.honest.obs as string[][] | undefined;
+      if (obs === undefined) return [];
+      const values = [...new Set(obs.slice(0, c.n).flat())].filter((v) => v !== "0");
+      return Array.from({ length: c.n }, (_, r) =>
+        obs[r]!.flatMap((_, k) =>
+          values.map((v) => {
+            const input = clone(c.honest);
+            (input.obs as string[][])[r]![k] = v;
+            return { input: { ...input, outcome: c.flipped } };
+          }),
+        ),
+      ).flat();
+    },
+  },
+  {
+    name: "observation: a row past n observes every live value, status ok",
+    moves: (c) => {
+      const obs = c.honest.obs as string[][] | undefined;
+      if (obs === undefined) return [];
+      return obs
+        .slice(0, c.n)
+        .flat()
+        .filter((v) => v !== "0")
+        .map((v) => {
+          const input = clone(c.honest);
+          (input.obs as string[][])[c.n] = [v, v];
+          (input.status as string[])[c.n] = "1";
+          return { input: { ...input, outcome: c.flipped } };
+        });
+    },
+  },
+  {
+    name: "observation: an active row set to status ok observing another row's value (a row not observed dressed as a read)",
+    moves: (c) => {
+      const obs = c.honest.obs as string[][] | undefined;
+      if (obs === undefined) return [];
+      const values = [...new Set(obs.slice(0, c.n).flat())].filter((v) => v !== "0");
+      return Array.from({ length: c.n }, (_, r) =>
+        values.map((v) => {
+          const input = clone(c.honest);
+          (input.obs as string[][])[r] = [v, v];
+          (input.status as string[])[r] = "1";
+          return { input: { ...input, outcome: c.flipped } };
+        }),
+      ).flat();
+    },
+  },
+  {
+    name: "observation: an active row's status set to each other status",
+    moves: (c) => {
+      const status = c.honest.status as string[] | undefined;
+      if (status === undefined) return [];
+      return Array.from({ length: c.n }, (_, r) =>
+        ["0", "1", "2", "3"]
+          .filter((s) => s !== status[r])
+          .map((s) => {
+            const input = clone(c.honest);
+            (input.status as string[])[r] = s;
+            return { input: { ...input, outcome: c.flipped } };
+          }),
+      ).flat();
+    },
+  },
+  {
+    name: "observation: an active row's content replaced by its digest (read as v2, observations dropped)",
+    moves: (c) => {
+      const content = c.honest.content as string[] | undefined;
+      if (content === undefined) return [];
+      return Array.from({ length: c.n }, (_, r) => {
+        const input = clone(c.honest);
+        (input.obs as string[][])[r] = ["0", "0"];
+        return { input: { ...input, outcome: c.flipped } };
+      });
+    },
+  },
+];
 
 const hintInputs: TamperClass[] = [
   {
@@ -301,6 +390,18 @@ const internalHints: TamperClass[] = [
     false,
   ),
   overrideClass(
+    "<-- StrictGrounding lookup inverses: random on every element",
+    /(queryInv|groundInv)\[\d+\]$/,
+    (_o, _i, next) => next(),
+    false,
+  ),
+  overrideClass(
+    "<-- StrictGrounding lookup inverse: one element + 1",
+    /(queryInv|groundInv)\[\d+\]$/,
+    (old) => (old + 1n) % P,
+    true,
+  ),
+  overrideClass(
     "<-- DistinctRoots inverse: one row + 1",
     /DistinctRoots[^.]*\.inv\[\d+\]$/,
     (old) => (old + 1n) % P,
@@ -312,6 +413,7 @@ export const TAMPER_CLASSES: TamperClass[] = [
   ...bindings,
   ...rowPastN,
   ...activeRows,
+  ...observations,
   ...hintInputs,
   ...internalHints,
 ];
@@ -364,8 +466,9 @@ export async function sweep(instanceName: string, cases: SweepCase[]): Promise<S
     const honestPlay = await play(circuit, { input: honest });
     expect(honestPlay.accepted, `${sc.label}: honest witness`).toBe(true);
     expect(honestPlay.outcome).toBe(verdict.violated ? 1n : 0n);
+    // A padding row's digest (or, where the circuit recomputes digests, its content) is free.
     const digests = clone(honest);
-    (digests.digest as string[])[capacity - 1] = "12345";
+    ((digests.digest ?? digests.content) as string[])[capacity - 1] = "12345";
     expect((await play(circuit, { input: digests })).accepted, `${sc.label}: padding digest is free`).toBe(
       true,
     );

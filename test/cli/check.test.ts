@@ -58,6 +58,59 @@ describe("vai check", () => {
     });
   });
 
+  it("proves an AAP-6 verdict, reading observations through the promise's profile", () => {
+    const grounding = {
+      predicate: "AAP-6",
+      theta: { consequential: { delete_file: "path" }, sources: { list_files: "path" } },
+    };
+    const profile = {
+      version: 1,
+      tools: {
+        list_files: { observe: { fact: "path", from: "result", path: "$.files[*]" } },
+        delete_file: { observe: { fact: "path", from: "args", path: "$.path" } },
+      },
+    };
+    // Deletes a listed file, then one the listing did not show.
+    const deletes = file(
+      "aap6-trace.jsonl",
+      lines([
+        {
+          kind: "call",
+          seq: 0,
+          ts: 0,
+          tool: "list_files",
+          args: { dir: "/w" },
+          result: { files: ["a.txt"] },
+        },
+        { kind: "call", seq: 1, ts: 1, tool: "delete_file", args: { path: "a.txt" }, result: "deleted" },
+        { kind: "call", seq: 2, ts: 2, tool: "delete_file", args: { path: "c.txt" }, result: "deleted" },
+      ]),
+    );
+    const r = vai(
+      "check",
+      "--promise",
+      file("aap6.json", { ...grounding, profile }),
+      "--trace",
+      deletes,
+      "--prove",
+    );
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/prove with aap6_n8/);
+    expect(JSON.parse(r.out)).toMatchObject({
+      predicate: "AAP-6",
+      verdict: {
+        violated: true,
+        seq: 2,
+        reason: "delete_file acts on path 'c.txt', which no earlier successful source call observed",
+      },
+      circuit: { name: "aap6_n8", outcome: "violated", verified: true },
+    });
+    // Without a profile, the one built from the trace observes nothing: AAP-6 cannot read the trace.
+    const bare = vai("check", "--promise", file("aap6-bare.json", grounding), "--trace", deletes);
+    expect(bare.code).toBe(2);
+    expect(bare.err).toMatch(/AAP-6: delete_file observes no fact/);
+  });
+
   it("with --prove --no-build on a trace no built circuit holds, says what would help", () => {
     const reads = (n: number) =>
       lines(Array.from({ length: n }, (_, seq) => ({ kind: "call", seq, ts: seq, tool: "read", args: {} })));

@@ -14,7 +14,7 @@ import {
   EncodingError,
   KIND,
   MALFORMED_TARGET_PREFIX,
-  recordDigest,
+  recordContent,
   recordSalt,
   SLOT,
 } from "../../sdk/core/encoding.js";
@@ -170,7 +170,11 @@ describe("record commitment v2", () => {
     const encoded = encodeTrace(trace, PROFILE_V2, SECRET);
     let prev = 0n;
     for (const [i, r] of encoded.entries()) {
-      expect(r.digest).toBe(recordDigest(trace[i]!, recordSalt(SECRET, i)));
+      expect(r.content).toBe(recordContent(trace[i]!, recordSalt(SECRET, i)));
+      // v3: a profile that observes nothing leaves every digest as v2's, the content (status still reported).
+      expect(r.status).toBe(i === 2 ? 2n : 1n);
+      expect(r.observed).toBe(false);
+      expect(r.digest).toBe(r.content);
       expect(r.leaf).toBe(poseidon([...r.slots, r.digest, prev]));
       prev = r.leaf;
     }
@@ -198,7 +202,7 @@ describe("record commitment v2", () => {
   });
 
   it("the digest is salted: the same record in another session or position digests differently", () => {
-    expect(recordDigest(trace[0]!, 1n)).not.toBe(recordDigest(trace[0]!, 2n));
+    expect(recordContent(trace[0]!, 1n)).not.toBe(recordContent(trace[0]!, 2n));
   });
 
   it("refuses a trace with a gap in seq, and a chain head out of range", () => {

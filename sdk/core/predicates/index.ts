@@ -8,6 +8,7 @@ import { aap2Scope } from "./aap2/definition.js";
 import { aap3Payment } from "./aap3/definition.js";
 import { aap4Recipients } from "./aap4/definition.js";
 import { aap5Limits } from "./aap5/definition.js";
+import { aap6Grounding } from "./aap6/definition.js";
 import { ThetaError, type AnyPredicate, type PredicateDefinition } from "./types.js";
 
 export * from "./types.js";
@@ -19,6 +20,7 @@ const REGISTRY = {
   [aap3Payment.id]: aap3Payment,
   [aap4Recipients.id]: aap4Recipients,
   [aap5Limits.id]: aap5Limits,
+  [aap6Grounding.id]: aap6Grounding,
 };
 
 /** A predicate id the registry holds (the keys of REGISTRY). */

@@ -57,6 +57,11 @@ export interface PredicateDefinition<Theta, Id extends string = string> {
   segment: SegmentCarrier;
   /** Bench traces from the fixtures and a long stream (./<aapN>/samples.ts, shapes in ../samples.ts). */
   samples: PredicateSamples;
+  /**
+   * The circuit reads observations (record encoding v3, sdk/core/observations.ts): it recomputes each row's
+   * digest from what witnessHints gives (status, observed values, content), instead of taking the digest.
+   */
+  readsObservations?: true;
   /** Refuses θ that the profile cannot serve (e.g. a tool whose target it does not read). */
   checkProfile(theta: Theta, profile: EncodingProfile): void;
   /**
@@ -88,9 +93,9 @@ export interface PredicateDefinition<Theta, Id extends string = string> {
   /**
    * Values the circuit checks but does not compute itself: AAP-1's per-action chains
    * (sdk/core/predicates/aap1/chains.ts) and AAP-5's occurrence counts (./aap5/repeats.ts),
-   * each with its distinctness certificate.
+   * each with its distinctness certificate; AAP-6's rows' digest parts and grounding hints (./aap6/roles.ts).
    */
-  witnessHints?(trace: EncodedTrace, theta: Theta): Record<string, string[]>;
+  witnessHints?(trace: EncodedTrace, theta: Theta): CircuitInput;
 }
 
 /** A predicate definition whose θ type the caller does not know (θ is checked by its parseTheta). */
