@@ -3,7 +3,7 @@
 // trace ending in a delete of a file the listing did not show (listing-omits-target.json). The stream: the
 // agent lists a directory of two files, then deletes one of them; the violating delete names a file never listed.
 import type { RecordBody } from "../../records.js";
-import { fill, type PredicateSamples } from "../samples.js";
+import { fill, withApprovals, type PredicateSamples } from "../samples.js";
 
 const FILES_PROFILE = {
   version: 1,
@@ -19,7 +19,9 @@ export const aap6Samples: PredicateSamples = {
     const listed = source.fixture("aap-6/grounded-by-listing-result.json");
     const tail = source.fixture("aap-6/listing-omits-target.json").records;
     // Grounded values accumulate, so the filler stays satisfied at any length; the tail's c.txt is in no block.
-    const filler = [read.records, listed.records];
+    // A human approves each delete of the read-before-delete block: authorizations name a consequential tool,
+    // and ground nothing (only an executed call does).
+    const filler = [withApprovals(read.records, "delete_file"), listed.records];
     return {
       theta: read.theta,
       profile: read.profile,
