@@ -21,6 +21,8 @@ import { type Wallet } from "../../sdk/chain/network.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { accumulate } from "../../sdk/core/hash.js";
 import { escrowFixture, ledger, proofsValid, sid, signed, type Fixture } from "./fixture.js";
+// A fixed amount of work, not a race: test:full's run count on a loaded 2-core box passed vitest's 120 s.
+import { PROPERTY_TIMEOUT_MS } from "../helpers/circuit.js";
 
 // A budget step of 2: with checkpoint steps of 0 to 3 records, some checkpoints land within it and some not.
 const fx = escrowFixture({ checkpointInterval: 2 });
@@ -678,85 +680,89 @@ async function checkFolds(w: World) {
 }
 
 describe("escrow invariants under random operation sequences", () => {
-  it("conserves money, pays each pair at most once, and reverts only with custom errors", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(cmd, { minLength: 10, maxLength: 40, size: "max" }), async (cmds) => {
-        const snap = await fx.chain.testClient.snapshot();
-        const w: World = {
-          promises: [],
-          promiseMeta: [],
-          sessions: [],
-          covered: new Set(),
-          released: new Set(),
-          claimedSessions: new Set(),
-          order: 0,
-          openClaims: new Set(),
-          openPairs: new Set(),
-          retired: new Set(),
-          owed: new Set(),
-          claims: [],
-          paidIn: 0n,
-          withdrawn: 0n,
-          paidPairs: new Set(),
-          resolvedPairs: new Set(),
-          payouts: new Map(),
-          bonds: new Map(),
-        };
-        try {
-          for (const c of [...PROLOGUE, ...cmds]) {
-            const receipt = await step(w, c);
-            if (receipt) book(w, receipt);
-            await checkInvariants(w);
+  it(
+    "conserves money, pays each pair at most once, and reverts only with custom errors",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(cmd, { minLength: 10, maxLength: 40, size: "max" }), async (cmds) => {
+          const snap = await fx.chain.testClient.snapshot();
+          const w: World = {
+            promises: [],
+            promiseMeta: [],
+            sessions: [],
+            covered: new Set(),
+            released: new Set(),
+            claimedSessions: new Set(),
+            order: 0,
+            openClaims: new Set(),
+            openPairs: new Set(),
+            retired: new Set(),
+            owed: new Set(),
+            claims: [],
+            paidIn: 0n,
+            withdrawn: 0n,
+            paidPairs: new Set(),
+            resolvedPairs: new Set(),
+            payouts: new Map(),
+            bonds: new Map(),
+          };
+          try {
+            for (const c of [...PROLOGUE, ...cmds]) {
+              const receipt = await step(w, c);
+              if (receipt) book(w, receipt);
+              await checkInvariants(w);
+            }
+            await checkFolds(w);
+          } finally {
+            await fx.chain.testClient.revert({ id: snap });
           }
-          await checkFolds(w);
-        } finally {
-          await fx.chain.testClient.revert({ id: snap });
-        }
-      }),
-      { numRuns: RUNS, seed: Number(process.env.INVARIANT_SEED ?? 20260401), endOnFailure: true },
-    );
-    console.log(
-      "successes",
-      Object.fromEntries(successes),
-      "\nreverts",
-      Object.fromEntries(reverts),
-      "\nreceipts",
-      Object.fromEntries(receiptKinds),
-      "\nproven violations that would pay",
-      provenPaid,
-      "\nsock-puppet strategies",
-      Object.fromEntries(strategies),
-    );
-    expect([...strategies.keys()].sort()).toEqual(
-      [
-        "drain: self-claim",
-        "front-run: self-claim, then the honest claim",
-        "self-claim defaulted with an honest claim open",
-      ].sort(),
-    );
-    expect(provenPaid).toBeGreaterThan(0);
-    expect([...receiptKinds.keys()].sort()).toEqual(
-      ["rules", "spare after close", "spare before close", "spare, claim open"].sort(),
-    );
-    // The generator must reach every transition, or the property says little.
-    const reached = [...successes.keys()].sort();
-    expect(reached).toEqual(
-      [
-        "Checkpointed",
-        "ClaimDefaulted",
-        "ClaimFiled",
-        "ClaimSettled",
-        "CoverageReleased",
-        "PromiseFunded",
-        "PromiseRegistered",
-        "PromiseRetired",
-        "ReceiptPosted",
-        "ReserveWithdrawn",
-        "SessionClosed",
-        "SessionCovered",
-        "SessionOpened",
-        "Withdrawn",
-      ].sort(),
-    );
-  });
+        }),
+        { numRuns: RUNS, seed: Number(process.env.INVARIANT_SEED ?? 20260401), endOnFailure: true },
+      );
+      console.log(
+        "successes",
+        Object.fromEntries(successes),
+        "\nreverts",
+        Object.fromEntries(reverts),
+        "\nreceipts",
+        Object.fromEntries(receiptKinds),
+        "\nproven violations that would pay",
+        provenPaid,
+        "\nsock-puppet strategies",
+        Object.fromEntries(strategies),
+      );
+      expect([...strategies.keys()].sort()).toEqual(
+        [
+          "drain: self-claim",
+          "front-run: self-claim, then the honest claim",
+          "self-claim defaulted with an honest claim open",
+        ].sort(),
+      );
+      expect(provenPaid).toBeGreaterThan(0);
+      expect([...receiptKinds.keys()].sort()).toEqual(
+        ["rules", "spare after close", "spare before close", "spare, claim open"].sort(),
+      );
+      // The generator must reach every transition, or the property says little.
+      const reached = [...successes.keys()].sort();
+      expect(reached).toEqual(
+        [
+          "Checkpointed",
+          "ClaimDefaulted",
+          "ClaimFiled",
+          "ClaimSettled",
+          "CoverageReleased",
+          "PromiseFunded",
+          "PromiseRegistered",
+          "PromiseRetired",
+          "ReceiptPosted",
+          "ReserveWithdrawn",
+          "SessionClosed",
+          "SessionCovered",
+          "SessionOpened",
+          "Withdrawn",
+        ].sort(),
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 });
