@@ -2,18 +2,15 @@
 // showed is refused before the tool runs and recorded as blocked; a delete of a listed path runs. The
 // guard itself is tested in ./session-guard.test.ts; here it is the first predicate that reads observations.
 // The escrow is offline (./offline-escrow.ts): nothing is checkpointed, closed or proven.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { keccak256, toHex, type Hex } from "viem";
+import type { Hex } from "viem";
 import { describe, expect, it } from "vitest";
 import { encodeTrace } from "../../sdk/core/encoding.js";
 import { STATUS } from "../../sdk/core/observations.js";
 import { predicateById } from "../../sdk/core/predicates/index.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
-import { GuardRefusal, Session, type PromiseRef } from "../../sdk/provider/session.js";
+import { GuardRefusal, type PromiseRef } from "../../sdk/provider/session.js";
 import { TraceStore } from "../../sdk/provider/store.js";
-import { NO_CHECKPOINTS, offlineEscrow } from "./offline-escrow.js";
+import { openOfflineSession } from "./offline-escrow.js";
 
 const PROFILE: EncodingProfile = {
   version: 1,
@@ -26,25 +23,8 @@ const AAP6: PromiseRef = {
   predicate: "AAP-6",
   theta: { consequential: { delete_file: "path" }, sources: { list_files: "path" } },
 };
-const USER = "0x1111111111111111111111111111111111111111" as const;
-let ids = 0;
-const freshId = (): Hex => keccak256(toHex(`guard-aap6:${process.pid}:${ids++}`));
 
-async function open() {
-  const store = TraceStore.open(join(mkdtempSync(join(tmpdir(), "zkvai-guard6-")), "trace.sqlite"));
-  const sessionId = freshId();
-  const session = await Session.open({
-    store,
-    escrow: offlineEscrow(),
-    sessionId,
-    user: USER,
-    profile: PROFILE,
-    policy: NO_CHECKPOINTS,
-    promises: [AAP6],
-    guard: true,
-  });
-  return { session, store, sessionId };
-}
+const open = () => openOfflineSession("guard6", { profile: PROFILE, promises: [AAP6], guard: true });
 
 function verdict(store: TraceStore, sessionId: Hex) {
   const def = predicateById(AAP6.predicate);

@@ -3,19 +3,14 @@
 // (the record kept, the agent given its value, a warning logged); args are refused before the tool runs;
 // Session.append, which brings a result someone already holds, refuses it and writes nothing.
 // The escrow is offline (./offline-escrow.ts): nothing is checkpointed, closed or proven.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { keccak256, toHex, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
 import { encodeTrace } from "../../sdk/core/encoding.js";
 import { stringToField } from "../../sdk/core/hash.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { memoryLogger } from "../../sdk/provider/log.js";
-import { InvalidCallError, Session } from "../../sdk/provider/session.js";
+import { InvalidCallError } from "../../sdk/provider/session.js";
 import { UNSTORABLE_KEY } from "../../sdk/provider/session-results.js";
-import { TraceStore } from "../../sdk/provider/store.js";
-import { NO_CHECKPOINTS, offlineEscrow } from "./offline-escrow.js";
+import { openOfflineSession } from "./offline-escrow.js";
 
 const PROFILE: EncodingProfile = {
   version: 1,
@@ -24,23 +19,10 @@ const PROFILE: EncodingProfile = {
     send_email: { observe: { fact: "recipient", from: "args", path: "$.to[*]", normalise: "fold" } },
   },
 };
-const USER = "0x1111111111111111111111111111111111111111" as const;
-let ids = 0;
-const freshId = (): Hex => keccak256(toHex(`observations:${process.pid}:${ids++}`));
 
 async function open() {
-  const store = TraceStore.open(join(mkdtempSync(join(tmpdir(), "zkvai-obs-")), "trace.sqlite"));
   const log = memoryLogger();
-  const sessionId = freshId();
-  const session = await Session.open({
-    store,
-    escrow: offlineEscrow(),
-    sessionId,
-    user: USER,
-    profile: PROFILE,
-    policy: NO_CHECKPOINTS,
-    log,
-  });
+  const { session, store, sessionId } = await openOfflineSession("obs", { profile: PROFILE, log });
   const encoded = () => encodeTrace(store.records(sessionId), PROFILE, store.session(sessionId)!.secret);
   return { session, store, sessionId, log, encoded };
 }
