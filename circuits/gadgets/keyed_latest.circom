@@ -44,15 +44,21 @@ include "segment_argument.circom";
 //   latest, finalValue (full)       packChain, in beta
 //   seen, age, intro, finalSeen,    packChain, packed injectively: each is range-checked (seen, intro,
 //   finalTime (small)                 finalSeen boolean, age TB bits, finalTime TB + 1 bits)
-//   weight                          weightChain, in zeta (weights are chosen after beta: they test only
-//                                     the distinctness of keys, which finalRoot fixed)
-//   beta, zeta                      pinned by the last segment; carried unchanged, so every segment used them
+//   weight                          weightChain, in zeta (weights may be chosen after beta: they test only
+//                                     the distinctness of the introduced keys, which finalRoot and intro fix)
+//   beta, zeta, start               carried (betaOut, zetaOut, startOut = start + N) from segment to segment;
+//                                     beta and zeta pinned by the last, so every segment used the pinned ones
 //   the inverses (<--)              fixed by their two constraints once zeta is
 //   carried values at a boundary    the caller's segment state commitment (as for AAP-1 and AAP-5)
 // docs/SOUNDNESS.md, "Keyed latest value", has the argument and the failure probabilities.
 //
-// Assumes hasKey[] and write[] boolean, start + N <= 2^TB and isLast boolean; the first segment's carried
-// values are 0 (chains), 1 (products, roots) and 0 (fractions, firsts). A row without a key (hasKey = 0)
+// The caller's obligations, as for AAP-1's and AAP-5's segment arguments: every carried value (the outputs
+// below, betaOut, zetaOut and startOut included) is the previous segment's, through its segment state
+// commitment; the first segment starts from start 0, chains 0, products and roots 1, fractions and firsts 0;
+// and the chain closes: exactly its last segment has isLast = 1, and only that segment's state is read as the
+// verdict. (An independent review showed each one needed: a middle segment picking its own zeta, two segments
+// swapping starts, or a chain never closed each lets a lie through; test/circuits/keyed-latest-review.test.ts.)
+// Assumes hasKey[] and write[] boolean, start + N <= 2^TB and isLast boolean. A row without a key (hasKey = 0)
 // reads and writes nothing and answers (0, 0). Cost, measured (docs/BENCHMARKS.md): 178.6 a row for a whole
 // claim of 1,024 rows (TB = 10), 223.5 a row in a segment of 64 (TB = 24), most of it the hashes of the two
 // full-field hints and the weight of each row.
@@ -95,6 +101,12 @@ template KeyedLatestFrom(N, TB) {
     signal output rootsOut;
     signal output fractionsOut;
     signal output firstsOut;
+    signal output betaOut;
+    signal output zetaOut;
+    signal output startOut;
+    betaOut <== beta;
+    zetaOut <== zeta;
+    startOut <== start + N;
 
     // Every hint is pinned where it is unused, and range-checked, so the packing below is injective.
     component ageBits[N];

@@ -13,6 +13,15 @@ export * from "./profile.js";
 export * from "./receipt.js";
 export * from "./records.js";
 export { importVaiJsonl, type ImportOptions } from "./import-vai.js";
+export {
+  importTauJsonl,
+  importTauRecords,
+  parseTauPromise,
+  tauBenchmarkSeq,
+  type ImportedTauTrace,
+  type TauEvent,
+  type TauPromise,
+} from "./import-tau.js";
 export { PREDICATES, paramsHashOf, predicateById } from "./predicates/index.js";
 export type { PredicateDefinition, Verdict } from "./predicates/types.js";
 export { parsePromiseDocument, type PromiseDocument } from "./promise-document.js";

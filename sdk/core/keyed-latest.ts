@@ -29,7 +29,8 @@ export interface KeyedAnswer {
 /** The model: each row's answer, from the rows before it (a row without a key answers never observed). */
 export function keyedLatest(rows: readonly KeyedRow[]): KeyedAnswer[] {
   const state = new Map<bigint, bigint>();
-  return rows.map((row) => {
+  return rows.map((row, i) => {
+    if (row.write && !row.hasKey) throw new RangeError(`row ${i} writes without a key`);
     if (!row.hasKey) return { seen: false, latest: 0n };
     const held = state.get(row.key);
     if (row.write) state.set(row.key, row.value);
