@@ -26,47 +26,18 @@ import {
 } from "../../sdk/core/keyed-latest.js";
 import { countBits, packLabels, rowWeights } from "../../sdk/core/multiset.js";
 import { play } from "../helpers/adversary.js";
+import {
+  compileKeyedLatestFrom,
+  keyedHintInput,
+  keyedRows,
+  keyedStatement,
+  withAt,
+} from "../helpers/keyed-latest.js";
 import { compileTestCircuit, signalValue, witnessFails, type TestCircuit } from "../helpers/circuit.js";
 
 const P = FIELD_MODULUS;
 const mod = (x: bigint) => ((x % P) + P) % P;
 const SEED = 0x7265766965n;
-
-/** Rows from tokens: "7=3" writes 3 to key 7, "7" reads key 7, "." has no key. Missing rows have none. */
-function rows(n: number, ...tokens: string[]): KeyedRow[] {
-  return Array.from({ length: n }, (_, i) => {
-    const token = tokens[i] ?? ".";
-    if (token === ".") return { key: 0n, hasKey: false, write: false, value: 0n };
-    const [key, value] = token.split("=");
-    return { key: BigInt(key!), hasKey: true, write: value !== undefined, value: BigInt(value ?? 0) };
-  });
-}
-
-const strings = (xs: readonly bigint[]) => xs.map(String);
-const withAt = <T>(xs: readonly T[], i: number, x: T): T[] => xs.map((y, k) => (k === i ? x : y));
-const flags = (xs: readonly boolean[]) => xs.map((x) => (x ? "1" : "0"));
-
-function statement(r: readonly KeyedRow[]) {
-  return {
-    key: strings(r.map((x) => x.key)),
-    hasKey: flags(r.map((x) => x.hasKey)),
-    write: flags(r.map((x) => x.write)),
-    value: strings(r.map((x) => x.value)),
-  };
-}
-
-function hintInput(h: KeyedLatestHints, weight: readonly bigint[]) {
-  return {
-    seen: strings(h.seen),
-    latest: strings(h.latest),
-    age: strings(h.age),
-    intro: strings(h.intro),
-    finalValue: strings(h.finalValue),
-    finalSeen: strings(h.finalSeen),
-    finalTime: strings(h.finalTime),
-    weight: strings(weight),
-  };
-}
 
 /** Weights for the introduced keys: the certificate when they are distinct, 1 on every introduction otherwise. */
 function weightsFor(r: readonly KeyedRow[], h: KeyedLatestHints): bigint[] {
@@ -81,9 +52,9 @@ function weightsFor(r: readonly KeyedRow[], h: KeyedLatestHints): bigint[] {
 function wholeInput(r: readonly KeyedRow[], h: KeyedLatestHints) {
   const chain = keyedLatestChain(r, r.length, SEED, countBits(r.length), h, weightsFor(r, h));
   return {
-    ...statement(r),
+    ...keyedStatement(r),
     seed: String(SEED),
-    ...hintInput(h, chain.weight),
+    ...keyedHintInput(h, chain.weight),
     beta: String(chain.beta),
     zeta: String(chain.zeta),
   };
@@ -222,14 +193,14 @@ describe("the memory-checking core, exhaustively over small traces (exact multis
 
   it("every balanced assignment with distinct introductions answers as the model (hand traces)", () => {
     const traces = [
-      rows(4, "7=3", "7"),
-      rows(4, "7=3", "7=4", "7"),
-      rows(4, "7", "7=3", "7"),
-      rows(4, "7=3", "8=4", "7", "8"),
-      rows(4, "7=0", "7", ".", "7"),
-      rows(4, "0=5", "0"),
-      rows(4, ".", "7=5", ".", "7"),
-      rows(4, "7", "7", "7=5", "7"),
+      keyedRows(4, "7=3", "7"),
+      keyedRows(4, "7=3", "7=4", "7"),
+      keyedRows(4, "7", "7=3", "7"),
+      keyedRows(4, "7=3", "8=4", "7", "8"),
+      keyedRows(4, "7=0", "7", ".", "7"),
+      keyedRows(4, "0=5", "0"),
+      keyedRows(4, ".", "7=5", ".", "7"),
+      keyedRows(4, "7", "7", "7=5", "7"),
     ];
     for (const [t, r] of traces.entries()) {
       const { solutions } = balancedAnswers(r, countBits(4));
@@ -240,7 +211,7 @@ describe("the memory-checking core, exhaustively over small traces (exact multis
 
   it("a 'never observed' lie after a write balances only with a repeated introduction", () => {
     // The lie is possible at the multiset level, which is why DistinctRootsFrom is essential.
-    const { repeated } = balancedAnswers(rows(4, "7=3", "7"), countBits(4));
+    const { repeated } = balancedAnswers(keyedRows(4, "7=3", "7"), countBits(4));
     expect(repeated).toBeGreaterThan(0);
   });
 
@@ -286,7 +257,7 @@ describe("KeyedLatest(6): targeted forgeries, judged by the r1cs", () => {
   };
 
   it("an introduction on a later access of its key is accepted with the true answers, and changes nothing", async () => {
-    const r = rows(N, "7=3", "7", "7=4", "7");
+    const r = keyedRows(N, "7=3", "7", "7=4", "7");
     const h = keyedLatestHints(r);
     // Move key 7's introduction (and its final tuple) from row 0 to row 2.
     const moved = edit(h, [
@@ -313,8 +284,8 @@ describe("KeyedLatest(6): targeted forgeries, judged by the r1cs", () => {
   });
 
   it("no introduction at all: every answer 'never observed' is refused", async () => {
-    const r = rows(N, "7=3", "7", "8");
-    const none = keyedLatestHints(rows(N));
+    const r = keyedRows(N, "7=3", "7", "8");
+    const none = keyedLatestHints(keyedRows(N));
     // Each row reads (k, 0, 0, t) for every t its age allows; no initial or final tuple anywhere.
     for (let a1 = 0n; a1 < 2n; a1++)
       for (let a2 = 0n; a2 < 3n; a2++)
@@ -329,7 +300,7 @@ describe("KeyedLatest(6): targeted forgeries, judged by the r1cs", () => {
   });
 
   it("answers crossed between two keys (each reads the other's write) are refused", async () => {
-    const r = rows(N, "7=3", "8=4", "7", "8");
+    const r = keyedRows(N, "7=3", "8=4", "7", "8");
     const h = keyedLatestHints(r);
     const crossed = edit(h, [
       ["latest", 2, 4n],
@@ -343,7 +314,7 @@ describe("KeyedLatest(6): targeted forgeries, judged by the r1cs", () => {
   });
 
   it("a final tuple taking the initial tuple (finalTime 0), with the first read of a wrapped time, is refused", async () => {
-    const r = rows(N, "7=3", "7");
+    const r = keyedRows(N, "7=3", "7");
     const h = keyedLatestHints(r);
     for (let age = 1n; age < 2n ** BigInt(TB); age++) {
       const forged = edit(h, [
@@ -357,7 +328,7 @@ describe("KeyedLatest(6): targeted forgeries, judged by the r1cs", () => {
   });
 
   it("every answer with every age on every keyed row (one row changed) is refused", async () => {
-    const r = rows(N, "7=3", "7", "7=4", "8", "7");
+    const r = keyedRows(N, "7=3", "7", "7=4", "8", "7");
     const h = keyedLatestHints(r);
     const truth = keyedLatest(r);
     let tried = 0;
@@ -399,7 +370,7 @@ describe("KeyedLatest(6): targeted forgeries, judged by the r1cs", () => {
         WIDTH,
       ).map(mod);
     // (a) Row 1 drops its introduction and reads 2^TB further back: age + 2^TB carries into the intro bit.
-    const r = rows(N, "8=1", "7", "7=3", "7");
+    const r = keyedRows(N, "8=1", "7", "7=3", "7");
     const h = keyedLatestHints(r);
     expect(h.intro[1]).toBe(1n);
     // (Its final tuple is left in place, so latest, finalValue and the packs, hence beta, are unchanged.)
@@ -410,7 +381,7 @@ describe("KeyedLatest(6): targeted forgeries, judged by the r1cs", () => {
     expect(packs(a)).toEqual(packs(h));
     await refused(r, a, "age overflowing into intro");
     // (b) Row 0's finalTime + 2^(TB+1) carries into row 1's seen bit (the next label): row 1 reads "never".
-    const r2 = rows(N, "7=3", "7");
+    const r2 = keyedRows(N, "7=3", "7");
     const h2 = keyedLatestHints(r2);
     expect(h2.seen[1]).toBe(1n);
     const b = edit(h2, [
@@ -431,27 +402,7 @@ describe("KeyedLatestFrom(4, 4): the segment interface, and what the caller must
   const TB = 4;
   let c: TestCircuit;
   beforeAll(async () => {
-    c = await compileTestCircuit("keyed-latest-from", {
-      includes: ["circuits/gadgets/keyed_latest.circom"],
-      template: "KeyedLatestFrom",
-      args: [S, TB],
-      publicSignals: [
-        "key",
-        "hasKey",
-        "write",
-        "value",
-        "start",
-        "isLast",
-        "finalRoot",
-        "packChainIn",
-        "weightChainIn",
-        "consumedIn",
-        "producedIn",
-        "rootsIn",
-        "fractionsIn",
-        "firstsIn",
-      ],
-    });
+    c = await compileKeyedLatestFrom(S, TB);
   });
 
   const CARRIED = [
@@ -493,11 +444,11 @@ describe("KeyedLatestFrom(4, 4): the segment interface, and what the caller must
         Object.entries(h).map(([k, v]) => [k, slice(v as bigint[], j)]),
       ) as unknown as KeyedLatestHints;
       const input = {
-        ...statement(slice(r, j)),
+        ...keyedStatement(slice(r, j)),
         start: String(plan[j]!.start),
         isLast: plan[j]!.isLast ? "1" : "0",
         finalRoot: String(SEED),
-        ...hintInput(sliced, slice(weight, j)),
+        ...keyedHintInput(sliced, slice(weight, j)),
         beta: String(plan[j]!.beta),
         zeta: String(plan[j]!.zeta),
         packChainIn: String(carry.packChain),
@@ -534,7 +485,7 @@ describe("KeyedLatestFrom(4, 4): the segment interface, and what the caller must
     Array.from({ length: m }, (_, j) => ({ start: BigInt(j * S), isLast: j === m - 1, beta, zeta }));
 
   it("sanity: the honest chain is accepted, and a lie with the same beta and zeta everywhere is refused", async () => {
-    const r = rows(12, "7=3", "7=4", ".", ".", "7");
+    const r = keyedRows(12, "7=3", "7=4", ".", ".", "7");
     const h = keyedLatestHints(r);
     const w = weightsFor(r, h);
     const { beta, zeta } = challenges(r, h, w);
@@ -550,7 +501,7 @@ describe("KeyedLatestFrom(4, 4): the segment interface, and what the caller must
 
   it("a middle segment's own zeta would close a lie: carried as zetaOut, it is refused", async () => {
     // Row 4 answers the older write 3 (truth: 4), reading (7, 3, 1, 1) and writing it back at time 5.
-    const r = rows(12, "7=3", "7=4", ".", ".", "7");
+    const r = keyedRows(12, "7=3", "7=4", ".", ".", "7");
     expect(keyedLatest(r)[4]).toEqual({ seen: true, latest: 4n });
     const lie = edit(keyedLatestHints(r), [
       ["latest", 4, 3n],
@@ -584,7 +535,7 @@ describe("KeyedLatestFrom(4, 4): the segment interface, and what the caller must
 
   it("two segments swapping starts would let row 0 answer a later row's write: chained as startOut, refused", async () => {
     // Truth: row 0 reads key 7 before anything was written (never observed); row 4 writes 5.
-    const r = rows(8, "7", ".", ".", ".", "7=5");
+    const r = keyedRows(8, "7", ".", ".", ".", "7=5");
     expect(keyedLatest(r)[0]).toEqual({ seen: false, latest: 0n });
     // Segment 0 runs at start 4, segment 1 at start 0: row 4 is at time 1, row 0 at time 5.
     const times = r.map((_, i) => BigInt(i < S ? S + i + 1 : i - S + 1));
@@ -604,7 +555,7 @@ describe("KeyedLatestFrom(4, 4): the segment interface, and what the caller must
   });
 
   it("a chain that never closes (isLast = 0 everywhere) checks nothing: closing it is the caller's duty", async () => {
-    const r = rows(4, "7=3", "7");
+    const r = keyedRows(4, "7=3", "7");
     const lie = edit(keyedLatestHints(r), [["latest", 1, 99n]]);
     const w = weightsFor(r, lie);
     const run = await runSegments(r, lie, w, [{ start: 0n, isLast: false, beta: 0n, zeta: 0n }]);

@@ -18,6 +18,13 @@ import {
 import { countBits, fieldInverse as inverse, partialFractionWeights } from "../../sdk/core/multiset.js";
 import { play } from "../helpers/adversary.js";
 import {
+  compileKeyedLatestFrom,
+  keyedHintInput,
+  keyedRows,
+  keyedStatement,
+  withAt,
+} from "../helpers/keyed-latest.js";
+import {
   compileTestCircuit,
   forge,
   signalValue,
@@ -30,50 +37,13 @@ const mod = (x: bigint) => ((x % P) + P) % P;
 const SEED = 0x6b65796564n;
 const N = 6;
 
-/** Rows from tokens: "7=3" writes 3 to key 7, "7" reads key 7, "." has no key. Missing rows have none. */
-function rows(n: number, ...tokens: string[]): KeyedRow[] {
-  return Array.from({ length: n }, (_, i) => {
-    const token = tokens[i] ?? ".";
-    if (token === ".") return { key: 0n, hasKey: false, write: false, value: 0n };
-    const [key, value] = token.split("=");
-    return { key: BigInt(key!), hasKey: true, write: value !== undefined, value: BigInt(value ?? 0) };
-  });
-}
-
-const strings = (xs: readonly bigint[]) => xs.map(String);
-/** A copy of xs with x at i (Array.prototype.with is ES2023, past the project's lib). */
-const withAt = <T>(xs: readonly T[], i: number, x: T): T[] => xs.map((y, k) => (k === i ? x : y));
-const flags = (xs: readonly boolean[]) => xs.map((x) => (x ? "1" : "0"));
-
-function statement(r: readonly KeyedRow[]) {
-  return {
-    key: strings(r.map((x) => x.key)),
-    hasKey: flags(r.map((x) => x.hasKey)),
-    write: flags(r.map((x) => x.write)),
-    value: strings(r.map((x) => x.value)),
-  };
-}
-
-function hintInput(h: KeyedLatestHints, weight: readonly bigint[]) {
-  return {
-    seen: strings(h.seen),
-    latest: strings(h.latest),
-    age: strings(h.age),
-    intro: strings(h.intro),
-    finalValue: strings(h.finalValue),
-    finalSeen: strings(h.finalSeen),
-    finalTime: strings(h.finalTime),
-    weight: strings(weight),
-  };
-}
-
 /** The whole-claim circuit's input for these hints (the honest ones by default), challenges drawn from them. */
 function wholeInput(r: readonly KeyedRow[], h = keyedLatestHints(r), weights?: readonly bigint[]) {
   const chain = keyedLatestChain(r, r.length, SEED, countBits(r.length), h, weights);
   return {
-    ...statement(r),
+    ...keyedStatement(r),
     seed: String(SEED),
-    ...hintInput(h, chain.weight),
+    ...keyedHintInput(h, chain.weight),
     beta: String(chain.beta),
     zeta: String(chain.zeta),
   };
@@ -171,15 +141,19 @@ describe("KeyedLatest (6 rows)", () => {
 
   // [name, rows, the model's answers as "never" or the latest value, one per keyed row]
   const cases: [string, KeyedRow[], (bigint | null)[]][] = [
-    ["no keys", rows(N), []],
-    ["a read before any write", rows(N, "7", "7=3"), [null, null]],
-    ["the last write wins", rows(N, "7=3", "7=4", "7"), [null, 3n, 4n]],
-    ["a write in the same row is not before it", rows(N, "7=3"), [null]],
-    ["keys apart", rows(N, "7=3", "8=5", "7", "8", "9"), [null, null, 3n, 5n, null]],
-    ["a read writes back what it read", rows(N, "7=3", "7", "7", ".", "7=0", "7"), [null, 3n, 3n, 3n, 0n]],
-    ["a written 0 is seen, not never", rows(N, "7=0", "7"), [null, 0n]],
-    ["rows without a key between", rows(N, ".", "7=1", ".", ".", ".", "7"), [null, 1n]],
-    ["key 0 is a key", rows(N, "0=2", "0"), [null, 2n]],
+    ["no keys", keyedRows(N), []],
+    ["a read before any write", keyedRows(N, "7", "7=3"), [null, null]],
+    ["the last write wins", keyedRows(N, "7=3", "7=4", "7"), [null, 3n, 4n]],
+    ["a write in the same row is not before it", keyedRows(N, "7=3"), [null]],
+    ["keys apart", keyedRows(N, "7=3", "8=5", "7", "8", "9"), [null, null, 3n, 5n, null]],
+    [
+      "a read writes back what it read",
+      keyedRows(N, "7=3", "7", "7", ".", "7=0", "7"),
+      [null, 3n, 3n, 3n, 0n],
+    ],
+    ["a written 0 is seen, not never", keyedRows(N, "7=0", "7"), [null, 0n]],
+    ["rows without a key between", keyedRows(N, ".", "7=1", ".", ".", ".", "7"), [null, 1n]],
+    ["key 0 is a key", keyedRows(N, "0=2", "0"), [null, 2n]],
   ];
 
   it("agrees with the model, and the circuit accepts the model's answers", async () => {
@@ -213,7 +187,7 @@ describe("KeyedLatest (6 rows)", () => {
   });
 
   it("a second introduction balances the multisets, and the distinctness certificate refuses it", async () => {
-    const r = rows(N, "7=3", "8=1", "7=4", "7");
+    const r = keyedRows(N, "7=3", "8=1", "7=4", "7");
     for (const lieRow of [2, 3]) {
       const h = liarHints(r, lieRow, { seen: false, latest: 0n }, true);
       const honestWeights = liarWeights(r, h);
@@ -229,7 +203,7 @@ describe("KeyedLatest (6 rows)", () => {
   });
 
   it("hints solved after the challenge balance the products only at a challenge the hash refuses", async () => {
-    const r = rows(N, "7=3", "7=4", "7");
+    const r = keyedRows(N, "7=3", "7=4", "7");
     const h = liarHints(r, 2, { seen: true, latest: 3n }); // the older write
     const chain = keyedLatestChain(r, N, SEED, countBits(N), h);
     const close = chain.carries.at(-1)!;
@@ -261,7 +235,7 @@ describe("KeyedLatest (6 rows)", () => {
   });
 
   it("rows without a key carry nothing: no introduction, answer, age or write", async () => {
-    const r = rows(N, "7=3", ".", "7");
+    const r = keyedRows(N, "7=3", ".", "7");
     const honest = wholeInput(r);
     const edits: [string, number, string][] = [
       ["intro", 1, "1"],
@@ -285,7 +259,7 @@ describe("KeyedLatest (6 rows)", () => {
   });
 
   it("an age past its bits (a read of a wrapped, future time) is refused", async () => {
-    const r = rows(N, "7", "7=3", "7");
+    const r = keyedRows(N, "7", "7=3", "7");
     const h = keyedLatestHints(r);
     // Row 0 claims the value row 1 writes, from time 2: age = 1 − 1 − 2 = −2.
     const forged = {
@@ -298,7 +272,7 @@ describe("KeyedLatest (6 rows)", () => {
   });
 
   it("a forged product, print or written tuple breaks a constraint", async () => {
-    const r = rows(N, "7=3", "8=1", "7", "7=4", "8");
+    const r = keyedRows(N, "7=3", "8=1", "7", "7=4", "8");
     const w = await c.witness(wholeInput(r));
     expect(c.firstUnsatisfied(w)).toBe(-1);
     const targets = [
@@ -351,27 +325,7 @@ describe("KeyedLatestFrom (segments of 4 rows)", () => {
   const TB = 4; // sessions up to 16 rows
   let c: TestCircuit;
   beforeAll(async () => {
-    c = await compileTestCircuit("keyed-latest-from", {
-      includes: ["circuits/gadgets/keyed_latest.circom"],
-      template: "KeyedLatestFrom",
-      args: [S, TB],
-      publicSignals: [
-        "key",
-        "hasKey",
-        "write",
-        "value",
-        "start",
-        "isLast",
-        "finalRoot",
-        "packChainIn",
-        "weightChainIn",
-        "consumedIn",
-        "producedIn",
-        "rootsIn",
-        "fractionsIn",
-        "firstsIn",
-      ],
-    });
+    c = await compileKeyedLatestFrom(S, TB);
   });
 
   const slice = <T>(xs: readonly T[], j: number) => xs.slice(j * S, (j + 1) * S);
@@ -387,11 +341,11 @@ describe("KeyedLatestFrom (segments of 4 rows)", () => {
       Object.entries(h).map(([k, v]) => [k, slice(v as bigint[], j)]),
     ) as unknown as KeyedLatestHints;
     return {
-      ...statement(slice(r, j)),
+      ...keyedStatement(slice(r, j)),
       start: String(j * S),
       isLast: j === m - 1 ? "1" : "0",
       finalRoot: String(SEED),
-      ...hintInput(sliced, slice(chain.weight, j)),
+      ...keyedHintInput(sliced, slice(chain.weight, j)),
       beta: String(chain.beta),
       zeta: String(chain.zeta),
       packChainIn: String(carry.packChain),
@@ -419,7 +373,7 @@ describe("KeyedLatestFrom (segments of 4 rows)", () => {
     return true;
   }
 
-  const session = rows(12, "7=3", "8=1", ".", "7", "8=2", "7=4", ".", "8", "7", ".", "9", "7");
+  const session = keyedRows(12, "7=3", "8=1", ".", "7", "8=2", "7=4", ".", "8", "7", ".", "9", "7");
 
   it("accepts the model's answers over three segments, carrying the model's state", async () => {
     expect(keyedLatest(session).map((a) => (a.seen ? a.latest : null))).toEqual([
