@@ -51,7 +51,7 @@ export async function evaluatePromise(
   } = {},
 ): Promise<Evaluation> {
   const def = doc.predicate;
-  const profile = doc.profile ?? profileFromTrace(def, doc.theta, trace.records);
+  const profile = promiseProfile(doc, trace.records);
   def.checkProfile(doc.theta, profile);
   // Every record must be committable under the profile, whether or not the predicate reads it.
   for (const r of trace.records) encodeSlots(r, profile);
@@ -65,6 +65,11 @@ export async function evaluatePromise(
   if (opts.prove)
     out.circuit = await proveLocally(def, doc.theta, profile, trace.records, opts.onProve, opts.build);
   return out;
+}
+
+/** The encoding profile a promise's claims on this trace are committed under (profileFromTrace unless it has one). */
+export function promiseProfile(doc: PromiseDocument, records: readonly TraceRecord[]): EncodingProfile {
+  return doc.profile ?? profileFromTrace(doc.predicate, doc.theta, records);
 }
 
 /** The promise's own profile, else one built from the trace's tools and what the parameters imply. */
@@ -108,15 +113,16 @@ function builtFor(def: AnyPredicate, n: number) {
   return existsSync(manifestPath()) ? builtCircuitFor(def.id, n) : undefined;
 }
 
-/** Proves with the circuit the escrow would pick for this many records (selectCircuit), as a claim would. */
-async function proveLocally(
+/**
+ * The built circuit a claim on these records is verified with (the escrow's pick for their number), building
+ * the smallest instance that holds them first when none is built and `build` is given. Throws an InputError
+ * naming what to build, or why none can hold them.
+ */
+export async function claimCircuitFor(
   def: AnyPredicate,
-  theta: unknown,
-  profile: EncodingProfile,
   records: readonly TraceRecord[],
-  wrap: (circuit: string, run: () => Promise<LocalProof>) => Promise<LocalProof> = (_, run) => run(),
   build?: (circuit: string) => Promise<void>,
-): Promise<LocalProof> {
+) {
   let chosen = builtFor(def, records.length);
   const buildable = chosen ? undefined : smallestFitting(def, records);
   if (!chosen && build && buildable) {
@@ -127,6 +133,19 @@ async function proveLocally(
   const problem = capacityProblem(def, records, 0, chosen.shape);
   if (problem)
     throw new InputError(`${chosen.name}, the circuit a claim on this trace is verified with: ${problem}`);
+  return chosen;
+}
+
+/** Proves with the circuit the escrow would pick for this many records (selectCircuit), as a claim would. */
+async function proveLocally(
+  def: AnyPredicate,
+  theta: unknown,
+  profile: EncodingProfile,
+  records: readonly TraceRecord[],
+  wrap: (circuit: string, run: () => Promise<LocalProof>) => Promise<LocalProof> = (_, run) => run(),
+  build?: (circuit: string) => Promise<void>,
+): Promise<LocalProof> {
+  const chosen = await claimCircuitFor(def, records, build);
   const artifacts = circuitArtifacts(chosen.name);
   const { input } = claimInput({
     records,

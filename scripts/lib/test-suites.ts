@@ -52,6 +52,9 @@ export const FULL_ONLY = [
   // The independent adversarial review of the keyed-latest-value gadget: exhaustive multiset search and the
   // segment-interface attacks (25 s). npm test keeps test/circuits/keyed-latest.test.ts.
   "test/circuits/keyed-latest-review.test.ts",
+  // The coverage replay with every judged AgentDojo pair settled on an in-process chain with real proofs
+  // (issue 37). npm test keeps the verdicts-only replay (test/prover/replay.test.ts).
+  "test/full/replay.test.ts",
 ];
 
 /**
