@@ -79,5 +79,6 @@ export const FULL_RUNS: FullRun[] = [
     files: ["test/predicates", "test/circuits/active-set.test.ts", "test/contracts/invariants.test.ts"],
     only: "random",
   },
-  { env: { ZKVAI_FULL: "1" }, files: ["test/circuits/gadgets.test.ts"], only: "HashVector" },
+  // Every HashVector chunk boundary, and the tree at capacity 64.
+  { env: { ZKVAI_FULL: "1" }, files: ["test/circuits/gadgets.test.ts"], only: "HashVector|MerkleTree" },
 ];

@@ -18,7 +18,7 @@ afterAll(async () => {
 
 describe("segment chains settle on-chain with real proofs", () => {
   it("registers the test group's segment verifier and lets sessions grow past the whole-claim circuits", async () => {
-    // AAP-3's, beside the other predicates' segment circuits the build holds (AAP-6's aap6_seg8 in the test group).
+    // AAP-3's, beside the other predicates' segment circuits the build holds (AAP-6's aap6_seg8 in the full group, built by test:full).
     expect(w.deployment.record.segmentVerifiers.map((v) => [v.circuit, v.segmentSize])).toContainEqual([
       "aap3_seg8",
       8,
