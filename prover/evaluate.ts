@@ -6,7 +6,8 @@ import { encodeSlots } from "../sdk/core/encoding.js";
 import { outcomeOf, capacityOfDepth } from "../sdk/core/claim.js";
 import { InputError } from "../sdk/core/errors.js";
 import { vaiImportOptions, type AnyPredicate, type Verdict } from "../sdk/core/predicates/index.js";
-import type { PromiseDocument } from "../sdk/core/promise-document.js";
+import { parseTauPromise } from "../sdk/core/import-tau.js";
+import { parsePromiseDocument, type PromiseDocument } from "../sdk/core/promise-document.js";
 import type { EncodingProfile } from "../sdk/core/profile.js";
 import type { TraceRecord } from "../sdk/core/records.js";
 import type { ImportOptions } from "../sdk/core/import-vai.js";
@@ -31,6 +32,45 @@ export interface LocalProof {
   proveSeconds: number;
   verified: boolean;
 }
+
+const isObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === "object" && x !== null && !Array.isArray(x);
+
+/**
+ * A promise file's object as zkVAI reads it: a promise document ({predicate, params | theta, profile?}), or a
+ * reference registration record as the reference's promises.json holds it (fixtures/vai-agentdojo: the
+ * predicate's parameters flat beside what the artifact recorded), or why it cannot be judged yet: a τ³-bench
+ * promise object (checked field by field) names a rule arm that has no zkVAI rule predicate yet (issue 37).
+ */
+export function readPromiseObject(raw: unknown, where: string): PromiseDocument | { unsupported: string } {
+  if (isObject(raw) && "promise_id" in raw && isObject(raw.params) && typeof raw.params.rule === "string") {
+    const tau = parseTauPromise(raw);
+    return {
+      unsupported: `τ³-bench promise ${tau.promiseId} (rule ${tau.rule}): no zkVAI rule predicate yet (issue 37)`,
+    };
+  }
+  if (isObject(raw) && "promise_id" in raw && raw.params === undefined && raw.theta === undefined) {
+    const flat = Object.fromEntries(Object.entries(raw).filter(([k]) => !REGISTRATION_KEYS.has(k)));
+    return parsePromiseDocument({ predicate: raw.artifact_predicate ?? raw.predicate, params: flat }, where, {
+      profile: "optional",
+    });
+  }
+  return parsePromiseDocument(raw, where, { profile: "optional" });
+}
+
+/** Keys of a reference registration record that are not the predicate's parameters. */
+const REGISTRATION_KEYS = new Set([
+  "suite",
+  "promise_id",
+  "predicate",
+  "artifact_predicate",
+  "namespace",
+  "allowlist_derivation",
+  "artifact_params_hash",
+  "artifact_predicate_hash",
+  "payout_wei",
+  "gated",
+]);
 
 /** The importer options the promise's VAI dialect implies for a VAI trace. */
 export function traceImportOptions(doc: PromiseDocument): ImportOptions {

@@ -14,8 +14,7 @@ import { parseEther } from "viem";
 import { scopedSessionId } from "../sdk/chain/escrow.js";
 import type { ChainHandle } from "../sdk/chain/network.js";
 import { InputError } from "../sdk/core/errors.js";
-import { parseTauPromise } from "../sdk/core/import-tau.js";
-import { parsePromiseDocument, type PromiseDocument } from "../sdk/core/promise-document.js";
+import type { PromiseDocument } from "../sdk/core/promise-document.js";
 import type { TraceRecord } from "../sdk/core/records.js";
 import { parseTraceText } from "../sdk/core/trace-text.js";
 import { embeddedChain } from "../sdk/dev/embedded.js";
@@ -24,7 +23,13 @@ import { Session, type RecordBody } from "../sdk/provider/session.js";
 import { TraceStore } from "../sdk/provider/store.js";
 import { deployZkVai, type ZkVaiDeployment } from "./artifacts/deploy.js";
 import { answerClaim } from "./claims.js";
-import { claimCircuitFor, evaluatePromise, promiseProfile, traceImportOptions } from "./evaluate.js";
+import {
+  claimCircuitFor,
+  evaluatePromise,
+  promiseProfile,
+  readPromiseObject,
+  traceImportOptions,
+} from "./evaluate.js";
 
 /** One (run, promise) pair of a benchmark folder, with the reference's verdict. */
 export interface ReplayPair {
@@ -109,36 +114,6 @@ export function readBenchmarkFolder(dir: string): BenchmarkFolder {
     });
   return { benchmark: pairs[0]?.benchmark ?? basename(dir), promises, runs, pairs };
 }
-
-/** The promise as zkVAI reads it, or why it cannot yet. */
-function promiseOf(raw: Record<string, unknown>, where: string): PromiseDocument | { unsupported: string } {
-  const params = raw.params;
-  if (isObject(params) && typeof params.rule === "string") {
-    const tau = parseTauPromise(raw); // refuses a malformed τ³-bench promise object
-    return { unsupported: `τ³-bench rule ${tau.rule}: no zkVAI rule predicate yet (issue 37)` };
-  }
-  if (isObject(params)) return parsePromiseDocument(raw, where, { profile: "optional" });
-  // The reference's registration record (fixtures/vai-agentdojo/promises.json): its predicate's parameters
-  // flat beside what the artifact recorded about the registration.
-  const flat = Object.fromEntries(Object.entries(raw).filter(([k]) => !REGISTRATION_KEYS.has(k)));
-  return parsePromiseDocument({ predicate: raw.artifact_predicate ?? raw.predicate, params: flat }, where, {
-    profile: "optional",
-  });
-}
-
-/** Keys of a reference registration record that are not the predicate's parameters. */
-const REGISTRATION_KEYS = new Set([
-  "suite",
-  "promise_id",
-  "predicate",
-  "artifact_predicate",
-  "namespace",
-  "allowlist_derivation",
-  "artifact_params_hash",
-  "artifact_predicate_hash",
-  "payout_wei",
-  "gated",
-]);
 
 const PAYOUT = parseEther("1");
 const BOND = parseEther("0.1");
@@ -232,7 +207,7 @@ export async function replay(dirs: readonly string[], opts: ReplayOptions = {}):
 
 /** A pair's verdict, and with `prove` what its settlement needs (its circuit built by now). */
 async function judgePair(folder: BenchmarkFolder, pair: ReplayPair, opts: ReplayOptions) {
-  const doc = promiseOf(folder.promises.get(pair.promiseId)!, `promise ${pair.promiseId}`);
+  const doc = readPromiseObject(folder.promises.get(pair.promiseId)!, `promise ${pair.promiseId}`);
   if ("unsupported" in doc) return { row: { ...pair, zkvai: doc } };
   const trace = parseTraceText(folder.runs.get(pair.caseId)!, traceImportOptions(doc));
   const evaluation = await evaluatePromise(doc, trace);

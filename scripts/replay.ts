@@ -93,7 +93,7 @@ console.log(
 // One line per kind of reason (a τ³-bench reason names its rule: counted, not listed one by one).
 const reasons = new Map<string, number>();
 for (const t of table.filter((x) => x.unsupported)) {
-  const kind = t.unsupported!.replace(/^τ³-bench rule \S+:/, "τ³-bench rules:");
+  const kind = t.unsupported!.replace(/^τ³-bench promise \S+ \(rule \S+\):/, "τ³-bench rules:");
   reasons.set(kind, (reasons.get(kind) ?? 0) + 1);
 }
 for (const [reason, n] of reasons) console.log(`  unsupported, ${n} promise${n === 1 ? "" : "s"}: ${reason}`);

@@ -3,9 +3,8 @@
 // and prints; the library does the rest.
 import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { parsePromiseDocument } from "../../sdk/core/promise-document.js";
 import { parseTraceText } from "../../sdk/core/trace-text.js";
-import { evaluatePromise, traceImportOptions } from "../../prover/evaluate.js";
+import { evaluatePromise, readPromiseObject, traceImportOptions } from "../../prover/evaluate.js";
 import { releaseProver } from "../../prover/prove.js";
 import { Progress } from "../../prover/artifacts/progress.js";
 import { InputError, readJsonFile } from "./common.js";
@@ -25,7 +24,9 @@ Evaluates the promise on the trace and prints one JSON object:
   and the command that builds it instead.
 promise.json: {"predicate": ${PREDICATE_NAMES} or VAI's name, "params": {...}, "profile"?: {...}}
   params use zkVAI's θ names or VAI's parameter names; "profile" is the encoding
-  profile (needed for zkVAI traces whose tools the params do not describe).
+  profile (needed for zkVAI traces whose tools the params do not describe). A promise object as the
+  reference's promises.json holds it is read too (AgentDojo's; a τ³-bench rule arm is refused as not
+  supported yet).
 records.jsonl: one record per line, zkVAI's format or VAI's ActionRecord.
 Exit code 0: evaluated (violated or not). 2: bad input, with a message.`;
 
@@ -69,9 +70,8 @@ export async function check(
   withProof: boolean,
   opts: { build?: boolean } = {},
 ) {
-  const doc = parsePromiseDocument(readJsonFile(promiseFile, "promise"), `promise file ${promiseFile}`, {
-    profile: "optional",
-  });
+  const doc = readPromiseObject(readJsonFile(promiseFile, "promise"), `promise file ${promiseFile}`);
+  if ("unsupported" in doc) throw new InputError(`promise file ${promiseFile}: ${doc.unsupported}`);
   if (!existsSync(traceFile)) throw new InputError(`trace file ${traceFile} does not exist`);
   const trace = parseTraceText(readFileSync(traceFile, "utf8"), traceImportOptions(doc));
   // stdout carries the JSON result; progress goes to stderr.

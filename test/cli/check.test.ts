@@ -191,6 +191,34 @@ describe("vai check", () => {
     }
   });
 
+  it("reads a promise object exactly as the reference's promises.json holds it", async () => {
+    const promises = JSON.parse(readFileSync("fixtures/vai-agentdojo/promises.json", "utf8")) as {
+      promise_id: string;
+    }[];
+    const c = agentDojoCases().find((x) => x.caseId.startsWith("case_51c054a9"))!;
+    const pair = c.pairs.find((p) => p.expected.violated)!;
+    const raw = promises.find((p) => p.promise_id === pair.promiseId)!;
+    const out = await check(
+      file("registration.json", raw),
+      join("fixtures/vai-agentdojo/runs", `${c.caseId}.jsonl`),
+      false,
+    );
+    expect(out.verdict).toMatchObject({ violated: true, seq: pair.expected.seq });
+    // A τ³-bench promise object is read and checked, then refused as not supported yet, naming the rule.
+    const tau = (
+      JSON.parse(readFileSync("fixtures/vai-tau/promises.json", "utf8")) as { rule: string }[]
+    ).find((p) => p.rule === "status_precondition")!;
+    await expect(
+      check(
+        file("tau.json", tau),
+        "fixtures/vai-tau/runs/case_78a2fab54191ef946bc1ce0ee89b2bd21af1347f41bb806e7e3781d420291463.jsonl",
+        false,
+      ),
+    ).rejects.toThrow(
+      /τ³-bench promise tau_retail\/status_precondition \(rule status_precondition\): no zkVAI rule predicate yet/,
+    );
+  });
+
   it("refuses bad input with one clear line and exit code 2", () => {
     const cases: [string[], RegExp][] = [
       [["check", "--trace", trace], /both --promise and --trace are required/],
