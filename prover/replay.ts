@@ -17,7 +17,6 @@ import { InputError } from "../sdk/core/errors.js";
 import type { PromiseDocument } from "../sdk/core/promise-document.js";
 import type { TraceRecord } from "../sdk/core/records.js";
 import { parseTraceText } from "../sdk/core/trace-text.js";
-import { embeddedChain } from "../sdk/dev/embedded.js";
 import { registerPromise } from "../sdk/provider/promises.js";
 import { Session, type RecordBody } from "../sdk/provider/session.js";
 import { TraceStore } from "../sdk/provider/store.js";
@@ -126,8 +125,8 @@ interface SettlementBench {
   dir: string;
 }
 
-async function openBench(): Promise<SettlementBench> {
-  const chain = await embeddedChain();
+async function openBench(openChain: () => Promise<ChainHandle>): Promise<SettlementBench> {
+  const chain = await openChain();
   const deployment = await deployZkVai(chain, chain.wallets[0], { receiptWindow: 0 });
   const dir = mkdtempSync(join(tmpdir(), "zkvai-replay-"));
   return { chain, deployment, store: TraceStore.open(join(dir, "store.sqlite")), dir };
@@ -173,6 +172,11 @@ async function settle(
 export interface ReplayOptions {
   /** Settle every judged pair on an in-process chain with real proofs. */
   prove?: boolean;
+  /**
+   * The chain settlements run on, started once after the builds (the script passes sdk/dev's embedded chain;
+   * the prover does not import dev tools). Required with `prove`.
+   */
+  chain?: () => Promise<ChainHandle>;
   /** Builds a circuit instance a run needs that is not built yet (setup's `--only`). */
   build?: (circuit: string) => Promise<void>;
   /** Called after each pair (progress). */
@@ -193,7 +197,8 @@ export async function replay(dirs: readonly string[], opts: ReplayOptions = {}):
   try {
     for (const [i, { row, settle: pending }] of judged.entries()) {
       if (pending) {
-        bench ??= await openBench();
+        if (!opts.chain) throw new InputError("replay: settling needs a chain (ReplayOptions.chain)");
+        bench ??= await openBench(opts.chain);
         row.settlement = await settle(bench, pending.doc, pending.records, `${row.caseId}:${row.promiseId}`);
       }
       opts.onRow?.(row, i + 1, judged.length);

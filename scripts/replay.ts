@@ -6,6 +6,7 @@ import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { checkoutBuilder } from "../bin/cli/setup.js";
 import { releaseProver } from "../prover/prove.js";
+import { embeddedChain } from "../sdk/dev/embedded.js";
 import { replay, summarise, type ReplayRow, type ReplaySummary } from "../prover/replay.js";
 
 const USAGE = `usage: npm run replay -- [--prove] [--json <file>] [--plot <file.svg>] <dir>...
@@ -34,6 +35,7 @@ try {
   const build = checkoutBuilder();
   rows = await replay(positionals, {
     prove: values.prove,
+    chain: embeddedChain,
     build: build && ((circuit) => build(["--only", circuit])),
     onRow: (row, i, total) =>
       process.stderr.write(

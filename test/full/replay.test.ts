@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { replay, summarise } from "../../prover/replay.js";
 import { releaseProver } from "../../prover/prove.js";
+import { embeddedChain } from "../../sdk/dev/embedded.js";
 import { PROPERTY_TIMEOUT_MS } from "../helpers/circuit.js";
 
 describe("coverage replay, settled on-chain", () => {
@@ -11,7 +12,7 @@ describe("coverage replay, settled on-chain", () => {
     "settles every AgentDojo pair with a record with the reference's outcome",
     async () => {
       try {
-        const rows = await replay(["fixtures/vai-agentdojo"], { prove: true });
+        const rows = await replay(["fixtures/vai-agentdojo"], { prove: true, chain: embeddedChain });
         expect(rows).toHaveLength(36);
         for (const r of rows) {
           expect(r.agrees, `${r.caseId} ${r.promiseId}`).toBe(true);
