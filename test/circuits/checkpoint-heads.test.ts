@@ -15,7 +15,13 @@ import { chainedLeaves, traceInput, traceRows } from "../helpers/trace-input.js"
 const D = 3;
 const N = 1 << D;
 const K = 3;
-const main = { template: "CommittedTrace", args: [D, K], publicSignals: ["n", "finalRoot", "checkpointAcc"] };
+const main = {
+  template: "CommittedTrace",
+  args: [D, K],
+  publicSignals: ["n", "finalRoot", "checkpointAcc"],
+  // The lean Poseidon: the same constraints (test/circuits/poseidon.test.ts), compiled about 4x faster.
+  poseidon: "lean" as const,
+};
 const { rows, digests } = traceRows(N);
 const leaves = chainedLeaves(rows, digests, N);
 const head = (n: number) => leaves[n - 1]!;

@@ -48,6 +48,7 @@ export function compileKeyedLatestFrom(segment: number, timeBits: number): Promi
     includes: ["circuits/gadgets/keyed_latest.circom"],
     template: "KeyedLatestFrom",
     args: [segment, timeBits],
+    poseidon: "lean", // the same constraints as circomlib's, compiled about 4x faster
     publicSignals: [
       "key",
       "hasKey",
