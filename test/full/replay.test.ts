@@ -5,14 +5,22 @@ import { describe, expect, it } from "vitest";
 import { replay, summarise } from "../../prover/replay.js";
 import { releaseProver } from "../../prover/prove.js";
 import { embeddedChain } from "../../sdk/dev/embedded.js";
+import { checkoutBuilder } from "../../bin/cli/setup.js";
 import { PROPERTY_TIMEOUT_MS } from "../helpers/circuit.js";
+
+const build = checkoutBuilder();
 
 describe("coverage replay, settled on-chain", () => {
   it(
     "settles every AgentDojo pair with a record with the reference's outcome",
     async () => {
       try {
-        const rows = await replay(["fixtures/vai-agentdojo"], { prove: true, chain: embeddedChain });
+        const rows = await replay(["fixtures/vai-agentdojo"], {
+          prove: true,
+          chain: embeddedChain,
+          // A fresh clone has built only the test and full groups: a 9-record run needs aap4_n16, built here.
+          build: (circuit) => build!(["--only", circuit]),
+        });
         expect(rows).toHaveLength(36);
         for (const r of rows) {
           expect(r.agrees, `${r.caseId} ${r.promiseId}`).toBe(true);
