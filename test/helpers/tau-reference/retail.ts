@@ -2,20 +2,10 @@
 // call is successful: rejected calls never reach an arm, §3.3) and gives its checks, or [] when it does not
 // apply.
 import { FIRE, PASS, UNSUPPORTED, check, norm, type EpisodeCall, type Outcome } from "./episode.js";
-import { ONCE_PER_ORDER_TOOLS, type TauState } from "./state.js";
+import { ONCE_PER_ORDER_TOOLS, ORDER_TOOLS, USER_TOOLS, type TauState } from "./state.js";
 
-/** §5.1: the tools whose records belong to one user. */
-export const USER_SCOPED_TOOLS = new Set([
-  "get_user_details",
-  "get_order_details",
-  "cancel_pending_order",
-  "modify_pending_order_items",
-  "modify_pending_order_address",
-  "modify_pending_order_payment",
-  "return_delivered_order_items",
-  "exchange_delivered_order_items",
-  "modify_user_address",
-]);
+/** §5.1: the tools whose records belong to one user: the order tools and the user tools of §4. */
+export const USER_SCOPED_TOOLS = new Set([...ORDER_TOOLS, ...USER_TOOLS]);
 const PRODUCT_READS = new Set(["get_product_details", "get_item_details", "list_all_product_types"]);
 
 /** §5.1 auth_first (fail-closed): a user-scoped tool or product read before any successful find_user_id_*. */

@@ -64,7 +64,7 @@ export class TauState {
   position = 0;
 }
 
-const ORDER_TOOLS = new Set([
+export const ORDER_TOOLS = new Set([
   "get_order_details",
   "cancel_pending_order",
   "modify_pending_order_items",
@@ -75,7 +75,7 @@ const ORDER_TOOLS = new Set([
 ]);
 /** §7 once_per_order: the capped operations. */
 export const ONCE_PER_ORDER_TOOLS = new Set(["exchange_delivered_order_items", "modify_pending_order_items"]);
-const USER_TOOLS = new Set(["get_user_details", "modify_user_address"]);
+export const USER_TOOLS = new Set(["get_user_details", "modify_user_address"]);
 const RESERVATION_TOOLS = new Set([
   "get_reservation_details",
   "book_reservation",
