@@ -7,6 +7,7 @@ import { outcomeOf, capacityOfDepth } from "../sdk/core/claim.js";
 import { InputError } from "../sdk/core/errors.js";
 import { vaiImportOptions, type AnyPredicate, type Verdict } from "../sdk/core/predicates/index.js";
 import { parseTauPromise } from "../sdk/core/import-tau.js";
+import { judgeTauRule, tauRulePromise, type TauRulePromise } from "../sdk/core/rules/tau-arms.js";
 import { parsePromiseDocument, type PromiseDocument } from "../sdk/core/promise-document.js";
 import type { EncodingProfile } from "../sdk/core/profile.js";
 import type { TraceRecord } from "../sdk/core/records.js";
@@ -37,16 +38,22 @@ const isObject = (x: unknown): x is Record<string, unknown> =>
   typeof x === "object" && x !== null && !Array.isArray(x);
 
 /**
- * A promise file's object as zkVAI reads it: a promise document ({predicate, params | theta, profile?}), or a
+ * A promise file's object as zkVAI reads it: a promise document ({predicate, params | theta, profile?}), a
  * reference registration record as the reference's promises.json holds it (fixtures/vai-agentdojo: the
- * predicate's parameters flat beside what the artifact recorded), or why it cannot be judged yet: a τ³-bench
- * promise object (checked field by field) names a rule arm that has no zkVAI rule predicate yet (issue 37).
+ * predicate's parameters flat beside what the artifact recorded), or a τ³-bench promise object (checked field
+ * by field): its arm's rule (sdk/core/rules/tau-arms.ts), judged by the rule oracle, or why it cannot be
+ * judged yet (an arm with no rule).
  */
-export function readPromiseObject(raw: unknown, where: string): PromiseDocument | { unsupported: string } {
+export function readPromiseObject(
+  raw: unknown,
+  where: string,
+): PromiseDocument | { tauRule: TauRulePromise } | { unsupported: string } {
   if (isObject(raw) && "promise_id" in raw && isObject(raw.params) && typeof raw.params.rule === "string") {
     const tau = parseTauPromise(raw);
+    const rule = tauRulePromise(tau);
+    if (rule !== undefined) return { tauRule: rule };
     return {
-      unsupported: `τ³-bench promise ${tau.promiseId} (rule ${tau.rule}): no zkVAI rule predicate yet (issue 37)`,
+      unsupported: `τ³-bench promise ${tau.promiseId} (rule ${tau.rule}): no zkVAI rule for this arm yet (issue 37; docs/PREDICATES.md "τ³-bench rule arms")`,
     };
   }
   if (isObject(raw) && "promise_id" in raw && raw.params === undefined && raw.theta === undefined) {
@@ -75,6 +82,23 @@ const REGISTRATION_KEYS = new Set([
 /** The importer options the promise's VAI dialect implies for a VAI trace. */
 export function traceImportOptions(doc: PromiseDocument): ImportOptions {
   return vaiImportOptions(doc.predicate, doc.theta);
+}
+
+/**
+ * A τ³-bench arm's verdict on a trace, by the rule oracle (sdk/core/rules/rule.ts), in the trace's own seq.
+ * Rules are not registered with the escrow yet, so there is no proof to ask for (issue 37).
+ */
+export function evaluateTauRule(
+  rule: TauRulePromise,
+  trace: { records: TraceRecord[]; seqOf: (i: number) => number; format: string },
+): Evaluation {
+  const verdict = judgeTauRule(rule, trace.records);
+  return {
+    predicate: `rule ${rule.promiseId}`,
+    format: trace.format,
+    records: trace.records.length,
+    verdict: { ...verdict, seq: verdict.seq === null ? null : trace.seqOf(verdict.seq) },
+  };
 }
 
 export async function evaluatePromise(

@@ -1,6 +1,8 @@
 // A trace as JSON lines: zkVAI's records (seq from 0 without gaps), or VAI's ActionRecords (told apart by
-// the first line, which has no "kind"), imported with the options the promise's VAI dialect implies.
+// the first line, which has no "kind"), imported with the options the promise's VAI dialect implies; a VAI
+// run in the τ³-bench layout (its first record the tool "tau.capture") through the τ³ importer.
 import { InputError } from "./errors.js";
+import { importTauJsonl } from "./import-tau.js";
 import { importVaiJsonl, type ImportOptions } from "./import-vai.js";
 import { parseRecord, type TraceRecord } from "./records.js";
 
@@ -8,7 +10,7 @@ export interface ParsedTrace {
   records: TraceRecord[];
   /** The trace's own sequence number of record i: VAI's seq for imported traces, i for zkVAI's. */
   seqOf: (i: number) => number;
-  format: "zkvai" | "vai";
+  format: "zkvai" | "vai" | "tau";
 }
 
 export function parseTraceText(text: string, options: ImportOptions): ParsedTrace {
@@ -18,6 +20,10 @@ export function parseTraceText(text: string, options: ImportOptions): ParsedTrac
     firstObject = first ? JSON.parse(first) : {};
   } catch (e) {
     throw new InputError(`trace line 1 is not JSON: ${(e as Error).message}`);
+  }
+  if (first && !("kind" in firstObject) && firstObject.tool === "tau.capture") {
+    const imported = importTauJsonl(text);
+    return { records: imported.records, seqOf: (i) => imported.vaiSeq[i]!, format: "tau" };
   }
   if (first && !("kind" in firstObject)) {
     const imported = importVaiJsonl(text, options);

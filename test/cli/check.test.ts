@@ -204,18 +204,33 @@ describe("vai check", () => {
       false,
     );
     expect(out.verdict).toMatchObject({ violated: true, seq: pair.expected.seq });
-    // A τ³-bench promise object is read and checked, then refused as not supported yet, naming the rule.
-    const tau = (
-      JSON.parse(readFileSync("fixtures/vai-tau/promises.json", "utf8")) as { rule: string }[]
-    ).find((p) => p.rule === "status_precondition")!;
-    await expect(
-      check(
-        file("tau.json", tau),
-        "fixtures/vai-tau/runs/case_78a2fab54191ef946bc1ce0ee89b2bd21af1347f41bb806e7e3781d420291463.jsonl",
-        false,
-      ),
-    ).rejects.toThrow(
-      /τ³-bench promise tau_retail\/status_precondition \(rule status_precondition\): no zkVAI rule predicate yet/,
+    // A τ³-bench promise object, exactly as promises.json holds it, on a run in the reference's layout: an arm
+    // with a rule gets the reference's verdict and seq (by the rule oracle; no proof yet), one without is
+    // refused naming the rule.
+    const tauPromises = JSON.parse(readFileSync("fixtures/vai-tau/promises.json", "utf8")) as {
+      promise_id: string;
+      rule: string;
+    }[];
+    const tauRun =
+      "fixtures/vai-tau/runs/case_78a2fab54191ef946bc1ce0ee89b2bd21af1347f41bb806e7e3781d420291463.jsonl";
+    const tauExpected = readFileSync("fixtures/vai-tau/expected.jsonl", "utf8")
+      .split("\n")
+      .filter((l) => l.trim())
+      .map(
+        (l) =>
+          JSON.parse(l) as { case_id: string; promise_id: string; violated: boolean; seq: number | null },
+      )
+      .find((p) => tauRun.includes(p.case_id) && p.promise_id === "tau_retail/status_precondition")!;
+    const status = tauPromises.find((p) => p.promise_id === "tau_retail/status_precondition")!;
+    const judged = await check(file("tau.json", status), tauRun, false);
+    expect(judged.format).toBe("tau");
+    expect(judged.verdict).toMatchObject({ violated: tauExpected.violated, seq: tauExpected.seq });
+    await expect(check(file("tau.json", status), tauRun, true)).rejects.toThrow(
+      /judged by its rule's oracle; rule circuits are not registered with the escrow yet/,
+    );
+    const unruled = tauPromises.find((p) => p.promise_id === "tau_retail/one_user")!;
+    await expect(check(file("tau-one-user.json", unruled), tauRun, false)).rejects.toThrow(
+      /τ³-bench promise tau_retail\/one_user \(rule one_user\): no zkVAI rule for this arm yet/,
     );
   });
 

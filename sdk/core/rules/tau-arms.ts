@@ -1,0 +1,216 @@
+// The τ³-bench arms written as rules (issue 37), each beside the SEMANTICS.md section it follows
+// (fixtures/vai-tau/SEMANTICS.md). An arm not here is not proven yet: docs/PREDICATES.md "τ³-bench rule arms"
+// says what each needs.
+import type { TauPromise } from "../import-tau.js";
+import type { Verdict } from "../predicates/types.js";
+import type { TraceRecord } from "../records.js";
+import { compileRule, evaluateRule, type CompiledRule, type Rule, type RuleEntry } from "./rule.js";
+import {
+  FIND_USER_TOOLS,
+  NO_STATUS,
+  ORDER_TOOLS,
+  PRODUCT_READS,
+  RESERVATION_TOOLS,
+  USER_TOOLS,
+  TAU_FACTS,
+  normHash,
+  tauRuleRows,
+  type TauDomain,
+} from "./tau-facts.js";
+
+const checks = (tools: readonly string[], check: RuleEntry["check"] = {}): RuleEntry[] =>
+  tools.map((tool) => ({ tool, check }));
+
+/** §6.1, §6.2: the message arms, the same in both domains. */
+const MESSAGE_ARMS: Record<string, Rule> = {
+  // At most one call per message (rejected calls count): calls + 1 above 2.
+  one_tool_at_a_time: {
+    key: "always",
+    entries: [{ tool: "tau.assistant", check: {} }],
+    local: { fact: "calls", above: 2 },
+    fire: { unseen: true, seen: true },
+  },
+  // A message with calls has blank text: checked when the text is not blank, fires when it has calls.
+  tool_with_response: {
+    key: "always",
+    entries: [{ tool: "tau.assistant", check: { when: "text" } }],
+    local: { fact: "calls", above: 1 },
+    fire: { unseen: true, seen: true },
+  },
+  // A message with the notice needs a successful transfer earlier in the run (the flag under key 1).
+  transfer_notice_requires_call: {
+    key: "always",
+    entries: [
+      { tool: "transfer_to_human_agents", write: { value: 1n } },
+      { tool: "tau.assistant", check: { when: "notice" } },
+    ],
+    fire: { unseen: true },
+  },
+  // Every successful transfer is followed by a notice: a transfer sets the pending flag (1), a message with
+  // the notice clears it (0, before the message's own calls), and tau.end fires while it is still set.
+  transfer_notice_after_success: {
+    key: "always",
+    entries: [
+      { tool: "transfer_to_human_agents", write: { value: 1n } },
+      { tool: "tau.assistant", write: { when: "notice", value: 0n } },
+      { tool: "tau.end", check: { expect: 1n } },
+    ],
+    fire: { seenEqual: true },
+  },
+};
+
+const REQUIRED_STATUS: Record<string, string> = {
+  cancel_pending_order: "pending",
+  modify_pending_order_items: "pending",
+  modify_pending_order_address: "pending",
+  modify_pending_order_payment: "pending",
+  return_delivered_order_items: "delivered",
+  exchange_delivered_order_items: "delivered",
+};
+const LOCKED_TOOLS = [
+  "cancel_pending_order",
+  "modify_pending_order_items",
+  "modify_pending_order_address",
+  "modify_pending_order_payment",
+];
+const ONCE_PER_ORDER_TOOLS = ["exchange_delivered_order_items", "modify_pending_order_items"];
+
+const RETAIL_ARMS: Record<string, Rule> = {
+  // §5.1 (fail-closed): a user-scoped tool or product read before any successful find_user_id_* with a
+  // non-empty result.
+  auth_first: {
+    key: "always",
+    entries: [
+      ...FIND_USER_TOOLS.map((tool) => ({ tool, write: { when: "authId", value: 1n } })),
+      ...checks([...ORDER_TOOLS, ...USER_TOOLS, ...PRODUCT_READS]),
+    ],
+    fire: { unseen: true },
+  },
+  // §5.3: the last stored snapshot of the order has the tool's required status; fail-closed when the order
+  // was never stored, no check when the snapshot has no status. Every order tool stores its result.
+  status_precondition: {
+    key: "order",
+    entries: ORDER_TOOLS.map((tool) => ({
+      tool,
+      write: { when: "order", value: "orderStatus" },
+      ...(REQUIRED_STATUS[tool] !== undefined
+        ? { check: { when: "orderArg", expect: normHash(REQUIRED_STATUS[tool]) } }
+        : {}),
+    })),
+    fire: { unseen: true, seenDiffers: true },
+    unknown: NO_STATUS,
+  },
+  // §5.4: no cancel or modify of an order whose items were already modified (successfully).
+  modify_items_lockout: {
+    key: "orderArg",
+    entries: LOCKED_TOOLS.map((tool) => ({
+      tool,
+      check: {},
+      ...(tool === "modify_pending_order_items" ? { write: { value: 1n } } : {}),
+    })),
+    fire: { seen: true },
+  },
+  // §5.6: a cancellation's reason, normalized, is one of tau2's two.
+  cancel_reason_enum: {
+    key: "always",
+    entries: [{ tool: "cancel_pending_order", check: { when: "reason" } }],
+    local: { fact: "reason", notIn: [normHash("no longer needed"), normHash("ordered by mistake")] },
+    fire: { unseen: true, seen: true },
+  },
+  // §5.5: an exchange or modification replaces every item by a different one: fires when a pair is equal;
+  // no check unless both lists are given with one length.
+  new_item_differs: {
+    key: "always",
+    entries: ONCE_PER_ORDER_TOOLS.map((tool) => ({ tool, check: { when: "itemPairs" } })),
+    local: { fact: "itemPairs", above: 1 },
+    fire: { unseen: true, seen: true },
+  },
+  // §7: one capped operation per order: the second successful one fires.
+  once_per_order: {
+    key: "orderArg",
+    entries: ONCE_PER_ORDER_TOOLS.map((tool) => ({ tool, check: {}, write: { value: 1n } })),
+    fire: { seen: true },
+  },
+};
+
+/** §4: every successful reservation tool stores its result under the reservation's id. */
+const storesReservation = (tool: string, check?: RuleEntry["check"]): RuleEntry => ({
+  tool,
+  write: { when: "reservation", value: "storedBags" },
+  ...(check ? { check } : {}),
+});
+
+const AIRLINE_ARMS: Record<string, Rule> = {
+  // §5.9: a baggage update never lowers the stored reservation's total_baggages; no check when the
+  // reservation was never stored or a count is missing.
+  no_bag_removal: {
+    key: "reservation",
+    entries: RESERVATION_TOOLS.map((tool) =>
+      storesReservation(
+        tool,
+        tool === "update_reservation_baggages" ? { when: "bags", expect: "bags" } : undefined,
+      ),
+    ),
+    fire: { seenAbove: true },
+    unknown: 0n,
+  },
+  // §5.9: a passenger update keeps the stored reservation's passenger count.
+  passenger_count_fixed: {
+    key: "reservation",
+    entries: RESERVATION_TOOLS.map((tool) => ({
+      tool,
+      write: { when: "reservation", value: "storedPassengers" },
+      ...(tool === "update_reservation_passengers"
+        ? { check: { when: "passengers", expect: "passengers" } }
+        : {}),
+    })),
+    fire: { seenDiffers: true },
+    unknown: 0n,
+  },
+  // §5.12: at most five passengers per booking (passengers + 1 above 6); no check without a list.
+  passenger_cap: {
+    key: "always",
+    entries: [{ tool: "book_reservation", check: { when: "passengers" } }],
+    local: { fact: "passengers", above: 6 },
+    fire: { unseen: true, seen: true },
+  },
+};
+
+/** Every arm written as a rule, by domain and rule name. */
+export const TAU_RULES: Record<TauDomain, Record<string, Rule>> = {
+  tau_retail: { ...MESSAGE_ARMS, ...RETAIL_ARMS },
+  tau_airline: { ...MESSAGE_ARMS, ...AIRLINE_ARMS },
+};
+
+/** The rule of a τ³ arm, or undefined when it is not proven yet. */
+export function tauRule(domain: TauDomain, rule: string): Rule | undefined {
+  return Object.hasOwn(TAU_RULES[domain], rule) ? TAU_RULES[domain][rule] : undefined;
+}
+
+/** A τ³-bench promise object whose arm has a rule: what `vai check` and the replay judge it by. */
+export interface TauRulePromise {
+  promiseId: string;
+  domain: TauDomain;
+  rule: string;
+  compiled: CompiledRule;
+}
+
+/** The rule of a parsed τ³-bench promise object, or undefined when its arm has none yet. */
+export function tauRulePromise(promise: TauPromise): TauRulePromise | undefined {
+  const rule = tauRule(promise.benchmark, promise.rule);
+  if (rule === undefined) return undefined;
+  return {
+    promiseId: promise.promiseId,
+    domain: promise.benchmark,
+    rule: promise.rule,
+    compiled: compileRule(rule, TAU_FACTS[promise.benchmark], promise.promiseId),
+  };
+}
+
+/** The rule oracle's verdict on a τ³ run (zkVAI records, as importTauJsonl or an adapter gives them). */
+export function judgeTauRule(p: TauRulePromise, records: readonly TraceRecord[]): Verdict {
+  const { seq, tool, why } = evaluateRule(p.compiled, tauRuleRows(records, p.domain));
+  return seq === null
+    ? { violated: false, seq: null, reason: "" }
+    : { violated: true, seq, reason: `${p.promiseId}: ${tool} at record ${seq}: ${why}` };
+}
