@@ -7,7 +7,7 @@ import { outcomeOf, capacityOfDepth } from "../sdk/core/claim.js";
 import { InputError } from "../sdk/core/errors.js";
 import { vaiImportOptions, type AnyPredicate, type Verdict } from "../sdk/core/predicates/index.js";
 import { parseTauPromise } from "../sdk/core/import-tau.js";
-import { judgeTauRule, tauRulePromise, type TauRulePromise } from "../sdk/core/rules/tau-arms.js";
+import { tauRule } from "../sdk/core/rules/tau-arms.js";
 import { parsePromiseDocument, type PromiseDocument } from "../sdk/core/promise-document.js";
 import type { EncodingProfile } from "../sdk/core/profile.js";
 import type { TraceRecord } from "../sdk/core/records.js";
@@ -41,20 +41,18 @@ const isObject = (x: unknown): x is Record<string, unknown> =>
  * A promise file's object as zkVAI reads it: a promise document ({predicate, params | theta, profile?}), a
  * reference registration record as the reference's promises.json holds it (fixtures/vai-agentdojo: the
  * predicate's parameters flat beside what the artifact recorded), or a τ³-bench promise object (checked field
- * by field): its arm's rule (sdk/core/rules/tau-arms.ts), judged by the rule oracle, or why it cannot be
- * judged yet (an arm with no rule).
+ * by field), which is an AAP-7 rule promise when its arm has a rule (sdk/core/rules/tau-arms.ts), and
+ * otherwise reported as not judged yet, with the reason.
  */
-export function readPromiseObject(
-  raw: unknown,
-  where: string,
-): PromiseDocument | { tauRule: TauRulePromise } | { unsupported: string } {
+export function readPromiseObject(raw: unknown, where: string): PromiseDocument | { unsupported: string } {
   if (isObject(raw) && "promise_id" in raw && isObject(raw.params) && typeof raw.params.rule === "string") {
     const tau = parseTauPromise(raw);
-    const rule = tauRulePromise(tau);
-    if (rule !== undefined) return { tauRule: rule };
-    return {
-      unsupported: `τ³-bench promise ${tau.promiseId} (rule ${tau.rule}): no zkVAI rule for this arm yet (issue 37; docs/PREDICATES.md "τ³-bench rule arms")`,
-    };
+    if (tauRule(tau.benchmark, tau.rule) === undefined)
+      return {
+        unsupported: `τ³-bench promise ${tau.promiseId} (rule ${tau.rule}): no zkVAI rule for this arm yet (issue 37; docs/PREDICATES.md "τ³-bench rule arms")`,
+      };
+    const params = { domain: tau.benchmark, rule: tau.rule };
+    return parsePromiseDocument({ predicate: "AAP-7", params }, where, { profile: "optional" });
   }
   if (isObject(raw) && "promise_id" in raw && raw.params === undefined && raw.theta === undefined) {
     const flat = Object.fromEntries(Object.entries(raw).filter(([k]) => !REGISTRATION_KEYS.has(k)));
@@ -82,23 +80,6 @@ const REGISTRATION_KEYS = new Set([
 /** The importer options the promise's VAI dialect implies for a VAI trace. */
 export function traceImportOptions(doc: PromiseDocument): ImportOptions {
   return vaiImportOptions(doc.predicate, doc.theta);
-}
-
-/**
- * A τ³-bench arm's verdict on a trace, by the rule oracle (sdk/core/rules/rule.ts), in the trace's own seq.
- * Rules are not registered with the escrow yet, so there is no proof to ask for (issue 37).
- */
-export function evaluateTauRule(
-  rule: TauRulePromise,
-  trace: { records: TraceRecord[]; seqOf: (i: number) => number; format: string },
-): Evaluation {
-  const verdict = judgeTauRule(rule, trace.records);
-  return {
-    predicate: `rule ${rule.promiseId}`,
-    format: trace.format,
-    records: trace.records.length,
-    verdict: { ...verdict, seq: verdict.seq === null ? null : trace.seqOf(verdict.seq) },
-  };
 }
 
 export async function evaluatePromise(
@@ -145,7 +126,8 @@ function profileFromTrace(
   const tools: EncodingProfile["tools"] = {};
   for (const r of records) if (r.kind === "call") tools[r.tool] = {};
   Object.assign(tools, def.vai?.profileTools(theta));
-  return { version: 1, tools };
+  const facts = def.factsOf?.(theta);
+  return { version: 1, tools, ...(facts !== undefined ? { facts } : {}) };
 }
 
 /**

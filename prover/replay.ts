@@ -6,8 +6,8 @@
 // A benchmark folder holds promises.json (the reference's promise objects), expected.jsonl (one line per
 // (run, promise): case_id, promise_id, violated, seq) and runs/<case_id>.jsonl (the run in the reference's
 // ActionRecord layout), as fixtures/vai-agentdojo and fixtures/vai-tau do. A τ³-bench arm with a rule
-// (sdk/core/rules/tau-arms.ts) is judged by the rule oracle and not settled yet (rules are not registered
-// with the escrow); an arm with no rule is reported as not supported, with the reason, never guessed.
+// (sdk/core/rules/tau-arms.ts) is an AAP-7 promise, judged and settled like any other; an arm with no rule
+// is reported as not supported, with the reason, never guessed.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -26,7 +26,6 @@ import { answerClaim } from "./claims.js";
 import {
   claimCircuitFor,
   evaluatePromise,
-  evaluateTauRule,
   promiseProfile,
   readPromiseObject,
   traceImportOptions,
@@ -216,14 +215,6 @@ export async function replay(dirs: readonly string[], opts: ReplayOptions = {}):
 async function judgePair(folder: BenchmarkFolder, pair: ReplayPair, opts: ReplayOptions) {
   const doc = readPromiseObject(folder.promises.get(pair.promiseId)!, `promise ${pair.promiseId}`);
   if ("unsupported" in doc) return { row: { ...pair, zkvai: doc } };
-  if ("tauRule" in doc) {
-    const evaluation = evaluateTauRule(doc.tauRule, parseTraceText(folder.runs.get(pair.caseId)!, {}));
-    const zkvai = { violated: evaluation.verdict.violated, seq: evaluation.verdict.seq };
-    const agrees = zkvai.violated === pair.reference.violated && zkvai.seq === pair.reference.seq;
-    const skipped =
-      "judged by the rule oracle: rule circuits are not registered with the escrow yet (issue 37)";
-    return { row: { ...pair, zkvai, agrees, ...(opts.prove ? { settlement: { skipped } } : {}) } };
-  }
   const trace = parseTraceText(folder.runs.get(pair.caseId)!, traceImportOptions(doc));
   const evaluation = await evaluatePromise(doc, trace);
   const zkvai = { violated: evaluation.verdict.violated, seq: evaluation.verdict.seq };

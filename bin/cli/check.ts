@@ -4,12 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { parseTraceText } from "../../sdk/core/trace-text.js";
-import {
-  evaluatePromise,
-  evaluateTauRule,
-  readPromiseObject,
-  traceImportOptions,
-} from "../../prover/evaluate.js";
+import { evaluatePromise, readPromiseObject, traceImportOptions } from "../../prover/evaluate.js";
 import { releaseProver } from "../../prover/prove.js";
 import { Progress } from "../../prover/artifacts/progress.js";
 import { InputError, readJsonFile } from "./common.js";
@@ -78,13 +73,6 @@ export async function check(
   const doc = readPromiseObject(readJsonFile(promiseFile, "promise"), `promise file ${promiseFile}`);
   if ("unsupported" in doc) throw new InputError(`promise file ${promiseFile}: ${doc.unsupported}`);
   if (!existsSync(traceFile)) throw new InputError(`trace file ${traceFile} does not exist`);
-  if ("tauRule" in doc) {
-    if (withProof)
-      throw new InputError(
-        `promise file ${promiseFile}: ${doc.tauRule.promiseId} is judged by its rule's oracle; rule circuits are not registered with the escrow yet, so --prove cannot prove it (issue 37)`,
-      );
-    return evaluateTauRule(doc.tauRule, parseTraceText(readFileSync(traceFile, "utf8"), {}));
-  }
   const trace = parseTraceText(readFileSync(traceFile, "utf8"), traceImportOptions(doc));
   // stdout carries the JSON result; progress goes to stderr.
   const progress = new Progress({ total: 1, stream: process.stderr });

@@ -59,14 +59,16 @@ template RuleEntryOf(T) {
     }
 }
 
-// violated = 1 iff some row fires (the oracle's first firing row exists). The per-row logic mirrors
-// ruleStep and stateFires; the keyed state is KeyedLatest's, whose answers (seen, latest) are checked there.
-// seed must bind every row's tool, ok and facts (the caller passes the trace's final root).
-template RuleCheck(N, T, W, S) {
+// The rule over N rows, given each row's keyed-state answers: θ's flags checked, each row's access to the state
+// (hasKey, key, write, value, as KeyedLatest(From) takes them) and whether the row fires; fired = 1 iff some row
+// does (the oracle's first firing row exists). The per-row logic mirrors ruleStep and stateFires. seen[] and
+// latest[] are the prover's answers: the caller must check them with a keyed-latest argument over these rows'
+// accesses (RuleCheck with KeyedLatest for a whole claim; circuits/segments/aap7_rule.circom with
+// KeyedLatestFrom over a segment chain), which also range-checks seen (boolean).
+template RuleRows(N, T, W, S) {
     signal input ok[N];
     signal input tool[N];
     signal input facts[N][W];
-    signal input seed;
 
     // θ: the rule (sdk/core/rules/rule.ts ruleThetaVector has the order).
     signal input keySel;
@@ -83,19 +85,15 @@ template RuleCheck(N, T, W, S) {
     signal input entryTool[T];
     // check, checkWhen, expectSel, expect, write, writeWhen, valueSel, valueConst
     signal input entryColumns[8][T];
-
-    // KeyedLatest's hints.
+    // The keyed state's answers (checked by the caller's keyed-latest argument).
     signal input seen[N];
     signal input latest[N];
-    signal input age[N];
-    signal input intro[N];
-    signal input finalValue[N];
-    signal input finalSeen[N];
-    signal input finalTime[N];
-    signal input weight[N];
-    signal input beta;
-    signal input zeta;
-    signal output violated;
+    // Each row's state access, and whether some row fires.
+    signal output hasKey[N];
+    signal output key[N];
+    signal output write[N];
+    signal output value[N];
+    signal output fired;
 
     // θ's flags are boolean and at most one seen-mode is set (the parser's rules, enforced: θ is hashed, not
     // trusted). localOp is 0, 1 or 2.
@@ -131,9 +129,6 @@ template RuleCheck(N, T, W, S) {
     signal writes[N];
     signal keyPresent[N];
     signal touched[N];
-    signal hasKey[N];
-    signal write[N];
-    signal value[N];
     for (var i = 0; i < N; i++) {
         ok[i] * (ok[i] - 1) === 0;
         entry[i] = RuleEntryOf(T);
@@ -169,6 +164,7 @@ template RuleCheck(N, T, W, S) {
         touched[i] <== checked[i] + writes[i] - checked[i] * writes[i];
         hasKey[i] <== touched[i] * keyPresent[i];
         write[i] <== writes[i] * keyPresent[i];
+        key[i] <== hasKey[i] * keyOf[i].out;
 
         valueOf[i] = SelectFact(W);
         valueOf[i].facts <== facts[i];
@@ -187,27 +183,11 @@ template RuleCheck(N, T, W, S) {
         expectOf[i].constant <== entry[i].out[3];
     }
 
-    component state = KeyedLatest(N);
-    for (var i = 0; i < N; i++) state.key[i] <== hasKey[i] * keyOf[i].out;
-    state.hasKey <== hasKey;
-    state.write <== write;
-    state.value <== value;
-    state.seed <== seed;
-    state.seen <== seen;
-    state.latest <== latest;
-    state.age <== age;
-    state.intro <== intro;
-    state.finalValue <== finalValue;
-    state.finalSeen <== finalSeen;
-    state.finalTime <== finalTime;
-    state.weight <== weight;
-    state.beta <== beta;
-    state.zeta <== zeta;
-
     // The state test: fireUnseen·(1 − seen) + seen·(fireSeen + fireSeenEqual·eq + fireSeenDiffers·(1 − eq)·(1 − unknown)
     //   + fireSeenAbove·(latest > expect)·(1 − unknown)), latest and expect range-checked below 2^32 on a
     //   checked row of a seenAbove rule (a stored value past that is no count: the row is unprovable).
-    // seen is boolean (KeyedLatest range-checks it), and so is the sum: one seen-mode at most.
+    // seen is boolean (the caller's keyed-latest argument range-checks it), and so is the sum: one seen-mode at
+    // most.
     signal sameAsExpect[N];
     signal isUnknown[N];
     signal differs[N];
@@ -260,5 +240,83 @@ template RuleCheck(N, T, W, S) {
         if (i == 0) clean[i] <== 1 - fires[i];
         else clean[i] <== clean[i - 1] * (1 - fires[i]);
     }
-    violated <== 1 - clean[N - 1];
+    fired <== 1 - clean[N - 1];
+}
+
+// violated = 1 iff some row fires (the oracle's first firing row exists): RuleRows over the rows, and the keyed
+// state is KeyedLatest's, whose answers (seen, latest) are checked there.
+// seed must bind every row's tool, ok and facts (the caller passes the trace's final root).
+template RuleCheck(N, T, W, S) {
+    signal input ok[N];
+    signal input tool[N];
+    signal input facts[N][W];
+    signal input seed;
+
+    // θ: the rule (sdk/core/rules/rule.ts ruleThetaVector has the order).
+    signal input keySel;
+    signal input fireUnseen;
+    signal input fireSeen;
+    signal input fireSeenEqual;
+    signal input fireSeenDiffers;
+    signal input fireSeenAbove;
+    signal input unknown;
+    signal input localSel;
+    signal input localOp;
+    signal input localBound;
+    signal input localSet[S];
+    signal input entryTool[T];
+    // check, checkWhen, expectSel, expect, write, writeWhen, valueSel, valueConst
+    signal input entryColumns[8][T];
+
+    // KeyedLatest's hints.
+    signal input seen[N];
+    signal input latest[N];
+    signal input age[N];
+    signal input intro[N];
+    signal input finalValue[N];
+    signal input finalSeen[N];
+    signal input finalTime[N];
+    signal input weight[N];
+    signal input beta;
+    signal input zeta;
+    signal output violated;
+
+    component rows = RuleRows(N, T, W, S);
+    rows.ok <== ok;
+    rows.tool <== tool;
+    rows.facts <== facts;
+    rows.keySel <== keySel;
+    rows.fireUnseen <== fireUnseen;
+    rows.fireSeen <== fireSeen;
+    rows.fireSeenEqual <== fireSeenEqual;
+    rows.fireSeenDiffers <== fireSeenDiffers;
+    rows.fireSeenAbove <== fireSeenAbove;
+    rows.unknown <== unknown;
+    rows.localSel <== localSel;
+    rows.localOp <== localOp;
+    rows.localBound <== localBound;
+    rows.localSet <== localSet;
+    rows.entryTool <== entryTool;
+    rows.entryColumns <== entryColumns;
+    rows.seen <== seen;
+    rows.latest <== latest;
+
+    component state = KeyedLatest(N);
+    state.key <== rows.key;
+    state.hasKey <== rows.hasKey;
+    state.write <== rows.write;
+    state.value <== rows.value;
+    state.seed <== seed;
+    state.seen <== seen;
+    state.latest <== latest;
+    state.age <== age;
+    state.intro <== intro;
+    state.finalValue <== finalValue;
+    state.finalSeen <== finalSeen;
+    state.finalTime <== finalTime;
+    state.weight <== weight;
+    state.beta <== beta;
+    state.zeta <== zeta;
+
+    violated <== rows.fired;
 }

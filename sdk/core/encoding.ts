@@ -32,7 +32,7 @@ import { keccakToField, poseidon, reduceBytes32, stringToField } from "./hash.js
 import type { EncodingProfile } from "./profile.js";
 import { MALFORMED_PATH_PREFIX, pathDigest, prefixHash } from "./paths.js";
 import { ZkvaiError } from "./errors.js";
-import { MAX_AMOUNT, recordObservations } from "./observations.js";
+import { MAX_AMOUNT, recordFacts, recordObservations } from "./observations.js";
 
 export const SLOT_COUNT = 7;
 export const SLOT = { kind: 0, tool: 1, args: 2, action: 3, aux: 4, target0: 5, target1: 6 } as const;
@@ -219,8 +219,8 @@ export function isObserved(record: TraceRecord, profile: EncodingProfile): boole
   return (
     record.kind === "call" &&
     record.blocked !== true &&
-    Object.hasOwn(profile.tools, record.tool) &&
-    profile.tools[record.tool]!.observe !== undefined
+    (profile.facts !== undefined ||
+      (Object.hasOwn(profile.tools, record.tool) && profile.tools[record.tool]!.observe !== undefined))
   );
 }
 
@@ -245,6 +245,8 @@ export interface EncodedRecord {
   content: bigint;
   /** Whether the digest binds the observations (isObserved). */
   observed: boolean;
+  /** Under a domain fact profile, an executed call's facts: obs[0] is their hash (recordFacts). */
+  facts?: bigint[];
   /** Poseidon(status, obs..., content) when observed, else content: what the leaf binds. */
   digest: bigint;
   /** The chained leaf; for the last record of a prefix, that prefix's chain head. */
@@ -264,9 +266,11 @@ export function encodeRecord(
   const content = recordContent(record, salt);
   const observed = isObserved(record, profile);
   const digest = recordDigest(observed, status, obs, content);
+  const facts = recordFacts(record, profile);
   return {
     seq: record.seq,
     ...{ slots, status, obs, content, observed, digest },
+    ...(facts !== undefined ? { facts } : {}),
     leaf: leafHash(slots, digest, prev),
   };
 }

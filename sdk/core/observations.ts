@@ -7,7 +7,8 @@
 // Who trusts what: as with the slots, the recorder computes them, and anyone holding the raw record and the
 // profile (whose hash is on-chain) can recompute them and compare (docs/SOUNDNESS.md, "Observations").
 import { CanonicalJsonError, canonicalJson, toMinorUnits, type Json } from "./canonical.js";
-import { stringToField } from "./hash.js";
+import { hashVector, stringToField } from "./hash.js";
+import { tauFacts, type TauDomain } from "./rules/tau-facts.js";
 import type { TraceRecord } from "./records.js";
 import { ZkvaiError } from "./errors.js";
 
@@ -35,6 +36,11 @@ export interface ObservedFact {
 /** What of the encoding profile observations read (EncodingProfile has it; no import, no circle). */
 export interface ObservingProfile {
   tools: { [tool: string]: { observe?: ObservedFact } };
+  /**
+   * A domain fact profile (sdk/core/rules/tau-facts.ts): every executed call's observation is the hash of its
+   * RULE_FACTS facts (the rule circuits read them), instead of a tool's one observed fact.
+   */
+  facts?: TauDomain;
   results?: ResultShape;
   bounds?: { text?: number };
 }
@@ -242,8 +248,24 @@ export function observedValues(record: TraceRecord, profile: ObservingProfile): 
   return found;
 }
 
+/**
+ * A record's facts under the profile's domain fact profile: what the rule circuits read, and whose hash is the
+ * record's first observed value (recordObservations). Undefined when the profile has none or the record is not
+ * an executed call (a blocked call observes nothing).
+ */
+export function recordFacts(record: TraceRecord, profile: ObservingProfile): bigint[] | undefined {
+  if (profile.facts === undefined || record.kind !== "call" || record.blocked === true) return undefined;
+  return tauFacts(record, profile.facts);
+}
+
 /** A record's status and observed values (0-padded to OBS_SLOTS), as the profile reads them. */
 export function recordObservations(record: TraceRecord, profile: ObservingProfile): RecordObservations {
+  const facts = recordFacts(record, profile);
+  if (facts !== undefined)
+    return {
+      status: statusOf(record),
+      values: [hashVector(facts), ...Array<bigint>(OBS_SLOTS - 1).fill(0n)],
+    };
   const values = observedValues(record, profile).map((o) => o.value);
   return {
     status: statusOf(record),

@@ -5,6 +5,7 @@
 import { CanonicalJsonError, canonicalJson } from "./canonical.js";
 import { keccakToField } from "./hash.js";
 import { ZkvaiError } from "./errors.js";
+import { TAU_DOMAINS, type TauDomain } from "./rules/tau-facts.js";
 import {
   OBS_SLOTS,
   RESULT_SHAPES,
@@ -32,6 +33,11 @@ export interface EncodingProfile {
   results?: ResultShape;
   /** Per-record bounds: the longest text a fact reads (default 65,536 characters). */
   bounds?: { text?: number };
+  /**
+   * A domain fact profile: every executed call observes its domain facts (sdk/core/rules/tau-facts.ts), which
+   * the rule predicate (AAP-7) reads; a profile with facts has no tool `observe`.
+   */
+  facts?: TauDomain;
 }
 
 export class ProfileError extends ZkvaiError {
@@ -95,7 +101,17 @@ export function parseProfile(x: unknown): EncodingProfile {
       fail("bounds.text must be an integer >= 1");
     profile.bounds = b.text === undefined ? {} : { text: b.text as number };
   }
-  const extra = Object.keys(p).filter((k) => !["version", "tools", "results", "bounds"].includes(k));
+  if (p.facts !== undefined) {
+    if (!TAU_DOMAINS.includes(p.facts as TauDomain))
+      fail(`facts must be one of ${TAU_DOMAINS.join(", ")}; got ${JSON.stringify(p.facts)}`);
+    const observing = Object.entries(tools).find(([, t]) => t.observe !== undefined);
+    if (observing !== undefined)
+      fail(
+        `tool ${observing[0]}: a profile with domain facts observes them for every call; drop the tool's observe`,
+      );
+    profile.facts = p.facts as TauDomain;
+  }
+  const extra = Object.keys(p).filter((k) => !["version", "tools", "results", "bounds", "facts"].includes(k));
   if (extra.length) fail(`unknown field(s) ${extra.join(", ")}`);
   return profile;
 }

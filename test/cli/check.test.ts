@@ -205,8 +205,8 @@ describe("vai check", () => {
     );
     expect(out.verdict).toMatchObject({ violated: true, seq: pair.expected.seq });
     // A τ³-bench promise object, exactly as promises.json holds it, on a run in the reference's layout: an arm
-    // with a rule gets the reference's verdict and seq (by the rule oracle; no proof yet), one without is
-    // refused naming the rule.
+    // with a rule is an AAP-7 promise and gets the reference's verdict and seq, one without is refused naming
+    // the rule.
     const tauPromises = JSON.parse(readFileSync("fixtures/vai-tau/promises.json", "utf8")) as {
       promise_id: string;
       rule: string;
@@ -223,11 +223,8 @@ describe("vai check", () => {
       .find((p) => tauRun.includes(p.case_id) && p.promise_id === "tau_retail/status_precondition")!;
     const status = tauPromises.find((p) => p.promise_id === "tau_retail/status_precondition")!;
     const judged = await check(file("tau.json", status), tauRun, false);
-    expect(judged.format).toBe("tau");
+    expect(judged).toMatchObject({ predicate: "AAP-7", format: "tau" });
     expect(judged.verdict).toMatchObject({ violated: tauExpected.violated, seq: tauExpected.seq });
-    await expect(check(file("tau.json", status), tauRun, true)).rejects.toThrow(
-      /judged by its rule's oracle; rule circuits are not registered with the escrow yet/,
-    );
     const unruled = tauPromises.find((p) => p.promise_id === "tau_retail/one_user")!;
     await expect(check(file("tau-one-user.json", unruled), tauRun, false)).rejects.toThrow(
       /τ³-bench promise tau_retail\/one_user \(rule one_user\): no zkVAI rule for this arm yet/,

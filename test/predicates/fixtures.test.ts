@@ -1,6 +1,6 @@
 // Every predicate fixture: the TS oracle gives the expected verdict, and the
-// circuit (the predicate's 8-record instance, witness only) computes the same
-// outcome and refuses the other one.
+// circuit (the predicate's smallest instance from 8 records that holds all its fixtures, witness only)
+// computes the same outcome and refuses the other one.
 import { describe, expect, it } from "vitest";
 import { predicateById } from "../../sdk/core/predicates/index.js";
 import { claimInput } from "../../prover/witness.js";
@@ -13,7 +13,10 @@ const circuits = new Map<string, Promise<TestCircuit>>();
 
 describe.each([...new Set(fixtures.map((f) => f.predicate))])("%s fixtures", (predicate) => {
   const def = predicateById(predicate);
-  const inst = instancesOf(predicate).find((i) => i.params.depth === 3);
+  const longest = Math.max(...fixtures.filter((x) => x.predicate === predicate).map((x) => x.records.length));
+  const inst = instancesOf(predicate)
+    .filter((i) => i.params.depth >= 3 && 2 ** i.params.depth >= longest)
+    .sort((a, b) => a.params.depth - b.params.depth)[0];
 
   for (const f of fixtures.filter((x) => x.predicate === predicate)) {
     it(`${f.file}: ${f.description}`, async () => {
@@ -21,7 +24,10 @@ describe.each([...new Set(fixtures.map((f) => f.predicate))])("%s fixtures", (pr
       const verdict = def.evaluate(f.records, theta, f.profile);
       expect({ violated: verdict.violated, seq: verdict.seq }).toEqual(f.expected);
 
-      if (!inst) throw new Error(`${predicate} has no depth-3 instance in circuits/instances.json`);
+      if (!inst)
+        throw new Error(
+          `${predicate} has no instance of depth ≥ 3 in circuits/instances.json that holds ${longest} records`,
+        );
       if (!circuits.has(inst.name)) circuits.set(inst.name, compileInstance(inst.name));
       const circuit = await circuits.get(inst.name)!;
       const { input } = claimInput({

@@ -1,6 +1,6 @@
 // The coverage replay (prover/replay.ts) without proofs: all 36 AgentDojo pairs agree with the reference's
-// verdict and seq; every τ³-bench pair whose arm has a rule (sdk/core/rules/tau-arms.ts) agrees too, by the rule
-// oracle, and the others are reported unsupported with the reason;
+// verdict and seq; every τ³-bench pair whose arm has a rule (sdk/core/rules/tau-arms.ts, an AAP-7 promise)
+// agrees too, and the others are reported unsupported with the reason;
 // the table counts what the rows say, and a folder not in the layout is refused naming the file. The replay
 // with every judged pair settled on-chain is test/full/replay.test.ts.
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";

@@ -9,6 +9,7 @@ import { aap3Payment } from "./aap3/definition.js";
 import { aap4Recipients } from "./aap4/definition.js";
 import { aap5Limits } from "./aap5/definition.js";
 import { aap6Grounding } from "./aap6/definition.js";
+import { aap7Rule } from "./aap7/definition.js";
 import { ThetaError, type AnyPredicate, type PredicateDefinition } from "./types.js";
 
 export * from "./types.js";
@@ -21,6 +22,7 @@ const REGISTRY = {
   [aap4Recipients.id]: aap4Recipients,
   [aap5Limits.id]: aap5Limits,
   [aap6Grounding.id]: aap6Grounding,
+  [aap7Rule.id]: aap7Rule,
 };
 
 /** A predicate id the registry holds (the keys of REGISTRY). */

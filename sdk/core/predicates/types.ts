@@ -3,6 +3,7 @@ import type { CircuitInput } from "../inputs.js";
 import type { EncodingProfile } from "../profile.js";
 import type { TraceRecord } from "../records.js";
 import type { EncodedTrace } from "../encoding.js";
+import type { TauDomain } from "../rules/tau-facts.js";
 export type { EncodedTrace } from "../encoding.js";
 import { ZkvaiError } from "../errors.js";
 import type { PredicateSamples } from "./samples.js";
@@ -62,6 +63,11 @@ export interface PredicateDefinition<Theta, Id extends string = string> {
    * digest from what witnessHints gives (status, observed values, content), instead of taking the digest.
    */
   readsObservations?: true;
+  /**
+   * The domain fact profile θ reads (AAP-7: its rule's domain, sdk/core/rules/tau-facts.ts): a profile built
+   * for θ from a trace must derive these facts. Absent: θ reads none.
+   */
+  factsOf?(theta: Theta): TauDomain;
   /** Refuses θ that the profile cannot serve (e.g. a tool whose target it does not read). */
   checkProfile(theta: Theta, profile: EncodingProfile): void;
   /**

@@ -4,7 +4,6 @@
 import type { CircuitInput } from "../inputs.js";
 import { keyedLatestChain, keyedLatestHints, type KeyedRow } from "../keyed-latest.js";
 import { countBits } from "../multiset.js";
-import { stringToField } from "../hash.js";
 import {
   RULE_ENTRIES,
   RULE_FACTS,
@@ -61,8 +60,8 @@ export function ruleKeyedRows(c: CompiledRule, rows: readonly RuleRow[], capacit
   });
 }
 
-/** Every private input of RuleCheck but the seed: rows, θ and the state's hints, drawn at `seed`. */
-export function ruleCircuitInputs(
+/** The keyed state's hints for the rule over these rows (capacity of them), drawn at `seed`. */
+export function ruleHintInputs(
   c: CompiledRule,
   rows: readonly RuleRow[],
   capacity: number,
@@ -72,12 +71,7 @@ export function ruleCircuitInputs(
   const keyed = ruleKeyedRows(c, rows, capacity);
   const hints = keyedLatestHints(keyed);
   const chain = keyedLatestChain(keyed, capacity, seed, countBits(capacity), hints);
-  const padded = Array.from({ length: capacity }, (_, i) => rows[i]);
   return {
-    ok: padded.map((r) => (r?.ok ? "1" : "0")),
-    tool: padded.map((r) => (r === undefined ? "0" : String(stringToField(r.tool)))),
-    facts: padded.map((r) => strings(r?.facts ?? Array<bigint>(RULE_FACTS).fill(0n))),
-    ...ruleThetaInputs(c),
     seen: strings(hints.seen),
     latest: strings(hints.latest),
     age: strings(hints.age),
@@ -88,5 +82,22 @@ export function ruleCircuitInputs(
     weight: strings(chain.weight),
     beta: [String(chain.beta)],
     zeta: [String(chain.zeta)],
+  };
+}
+
+/** Every private input of RuleCheck but the seed: rows, θ and the state's hints, drawn at `seed`. */
+export function ruleCircuitInputs(
+  c: CompiledRule,
+  rows: readonly RuleRow[],
+  capacity: number,
+  seed: bigint,
+): CircuitInput {
+  const padded = Array.from({ length: capacity }, (_, i) => rows[i]);
+  return {
+    ok: padded.map((r) => (r?.ok ? "1" : "0")),
+    tool: padded.map((r) => String(r?.tool ?? 0n)),
+    facts: padded.map((r) => strings(r?.facts ?? Array<bigint>(RULE_FACTS).fill(0n))),
+    ...ruleThetaInputs(c),
+    ...ruleHintInputs(c, rows, capacity, seed),
   };
 }

@@ -58,10 +58,10 @@ export interface Rule {
   unknown?: bigint;
 }
 
-/** A record as a rule reads it. */
+/** A record as a rule reads it: its tool as the slot holds it (stringToField of the name). */
 export interface RuleRow {
   seq: number;
-  tool: string;
+  tool: bigint;
   ok: boolean;
   facts: bigint[];
 }
@@ -223,7 +223,7 @@ export function ruleStep(c: CompiledRule, row: RuleRow): RuleStep {
     expect: 0n,
     localFires: false,
   };
-  const entry = c.entries.find((e) => e.toolName === row.tool);
+  const entry = c.entries.find((e) => e.tool === row.tool);
   if (!row.ok || entry === undefined) return none;
   const checked = entry.check && select(row.facts, entry.checkWhen) !== 0n;
   const writes = entry.write && select(row.facts, entry.writeWhen) !== 0n;
@@ -277,7 +277,7 @@ function whyFired(c: CompiledRule, seen: boolean): string {
 export function evaluateRule(
   c: CompiledRule,
   rows: readonly RuleRow[],
-): { seq: number | null; tool?: string; why?: string } {
+): { seq: number | null; tool?: bigint; why?: string } {
   const state = new Map<bigint, bigint>();
   for (const row of rows) {
     const step = ruleStep(c, row);

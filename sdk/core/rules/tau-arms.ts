@@ -1,10 +1,7 @@
 // The τ³-bench arms written as rules (issue 37), each beside the SEMANTICS.md section it follows
 // (fixtures/vai-tau/SEMANTICS.md). An arm not here is not proven yet: docs/PREDICATES.md "τ³-bench rule arms"
 // says what each needs.
-import type { TauPromise } from "../import-tau.js";
-import type { Verdict } from "../predicates/types.js";
-import type { TraceRecord } from "../records.js";
-import { compileRule, evaluateRule, type CompiledRule, type Rule, type RuleEntry } from "./rule.js";
+import type { Rule, RuleEntry } from "./rule.js";
 import {
   FIND_USER_TOOLS,
   NO_STATUS,
@@ -12,9 +9,7 @@ import {
   PRODUCT_READS,
   RESERVATION_TOOLS,
   USER_TOOLS,
-  TAU_FACTS,
   normHash,
-  tauRuleRows,
   type TauDomain,
 } from "./tau-facts.js";
 
@@ -185,32 +180,4 @@ export const TAU_RULES: Record<TauDomain, Record<string, Rule>> = {
 /** The rule of a τ³ arm, or undefined when it is not proven yet. */
 export function tauRule(domain: TauDomain, rule: string): Rule | undefined {
   return Object.hasOwn(TAU_RULES[domain], rule) ? TAU_RULES[domain][rule] : undefined;
-}
-
-/** A τ³-bench promise object whose arm has a rule: what `vai check` and the replay judge it by. */
-export interface TauRulePromise {
-  promiseId: string;
-  domain: TauDomain;
-  rule: string;
-  compiled: CompiledRule;
-}
-
-/** The rule of a parsed τ³-bench promise object, or undefined when its arm has none yet. */
-export function tauRulePromise(promise: TauPromise): TauRulePromise | undefined {
-  const rule = tauRule(promise.benchmark, promise.rule);
-  if (rule === undefined) return undefined;
-  return {
-    promiseId: promise.promiseId,
-    domain: promise.benchmark,
-    rule: promise.rule,
-    compiled: compileRule(rule, TAU_FACTS[promise.benchmark], promise.promiseId),
-  };
-}
-
-/** The rule oracle's verdict on a τ³ run (zkVAI records, as importTauJsonl or an adapter gives them). */
-export function judgeTauRule(p: TauRulePromise, records: readonly TraceRecord[]): Verdict {
-  const { seq, tool, why } = evaluateRule(p.compiled, tauRuleRows(records, p.domain));
-  return seq === null
-    ? { violated: false, seq: null, reason: "" }
-    : { violated: true, seq, reason: `${p.promiseId}: ${tool} at record ${seq}: ${why}` };
 }

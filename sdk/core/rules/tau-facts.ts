@@ -10,7 +10,9 @@ import { stringToField } from "../hash.js";
 import type { TraceRecord } from "../records.js";
 import { RULE_FACTS, type RuleRow } from "./rule.js";
 
-export type TauDomain = "tau_retail" | "tau_airline";
+/** The two domain profiles, by the reference's benchmark names. */
+export const TAU_DOMAINS = ["tau_retail", "tau_airline"] as const;
+export type TauDomain = (typeof TAU_DOMAINS)[number];
 
 /** §6.2: the exact notice text, matched after collapsing whitespace runs. */
 export const TRANSFER_NOTICE = "YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON.";
@@ -183,7 +185,7 @@ export function tauFacts(record: TraceRecord, domain: TauDomain): bigint[] {
 export function tauRuleRows(records: readonly TraceRecord[], domain: TauDomain): RuleRow[] {
   return records.map((r) => ({
     seq: r.seq,
-    tool: "tool" in r ? r.tool : "",
+    tool: "tool" in r ? stringToField(r.tool) : 0n,
     ok: r.kind === "call" && !r.blocked && r.error === undefined,
     facts: tauFacts(r, domain),
   }));

@@ -1,0 +1,256 @@
+pragma circom 2.1.0;
+
+include "circomlib/circuits/comparators.circom";
+include "../gadgets/hash.circom";
+include "../gadgets/constants.circom";
+include "../gadgets/leaf.circom";
+include "../gadgets/segment.circom";
+include "../gadgets/segment_repeats.circom";
+include "../gadgets/rule.circom";
+include "../predicates/aap7_rule.circom";
+
+// One segment of an AAP-7 claim. The frame every segment circuit shares (the public inputs, SegmentClaim,
+// SegmentTrace, SegmentState and the state they carry) is described in circuits/gadgets/segment.circom;
+// the rest is AAP-7's own. Like the whole-claim circuit (circuits/main/aap7_rule.circom) it reads
+// observations: each executed call's (kind CALL) digest is recomputed from its status, its facts' hash
+// (RecordDigest with obs = [HashVector(facts), 0]) and its content, so every tool, status and fact the rule
+// reads is the committed record's; any other row is taken as its content and is no row of the rule.
+// The rule is RuleRows (circuits/gadgets/rule.circom), as RuleCheck evaluates it for a whole claim; its keyed
+// state is KeyedLatestFrom (circuits/gadgets/keyed_latest.circom) over the session's record times
+// (TB = SESSION_COUNT_BITS: now = index·N + i + 1 <= 2^24, SegmentRows), its running values carried.
+// The predicate state it carries (HashVector of 9, sdk/core/predicates/aap7/segment.ts):
+//   [packChain, weightChain, consumed, produced, roots, fractions, firsts, keyedBeta, keyedZeta]
+// The first segment starts from [0, 0, 1, 1, 1, 0, 0, keyedBeta, keyedZeta] with the prover's challenges,
+// which the last segment pins (KeyedLatestFrom closes the argument where isLast = 1). The start of the
+// argument's times is index·N, the index the frame's state commitments carry and step, so it needs no field
+// of its own. KeyedLatestFrom's obligations (its header) are met so: every carried value is in the state
+// commitment; the first segment's are the identities (predicateInit) and its start 0 (index 0); isLast is
+// SegmentTrace's, 1 exactly in the segment holding record n − 1, and only its state is a verdict.
+// A segment holding a row that fires reports a violation to the frame, so the chain's `violated` (the OR over
+// segments) turns on at the first firing row's segment, as sdk/core/segments.ts plans it. Whether a row fires
+// depends on its answers (seen, latest), which only the closed argument vouches for: a chain that never
+// reaches its last segment has no verdict.
+// Ds: 2^Ds records per segment; K: entry slots per segment; T: rule entries; W: facts a record; S: the local
+// test's set.
+template Aap7RuleSegment(Ds, K, T, W, S) {
+    var N = 1 << Ds;
+    var SL = slotCount();
+    var L = segmentTreeHeight() - Ds \ 4;
+    signal input claimDigest;
+    signal input stateIn;
+    signal input stateOut;
+
+    signal input context;
+    signal input finalRoot;
+    signal input n;
+    signal input checkpointAcc;
+    signal input paramsHash;
+    signal input index;
+
+    signal input slots[N][SL];
+    signal input status[N];
+    signal input facts[N][W];
+    signal input content[N];
+    signal input cpN[K];
+    signal input cpHead[K];
+    signal input cpActive[K];
+    signal input cpHits[N][2];
+    signal input inHead;
+    signal input inAcc;
+    signal input inSum;
+    signal input inChain;
+    signal input alpha;
+    signal input beta;
+    signal input inViolated;
+    signal input inPending[L][16];
+    // θ (circuits/predicates/aap7_rule.circom has the order it is hashed in).
+    signal input domain;
+    signal input keySel;
+    signal input fireUnseen;
+    signal input fireSeen;
+    signal input fireSeenEqual;
+    signal input fireSeenDiffers;
+    signal input fireSeenAbove;
+    signal input unknown;
+    signal input localSel;
+    signal input localOp;
+    signal input localBound;
+    signal input localSet[S];
+    signal input entryTool[T];
+    signal input entryColumns[8][T];
+    // The carried keyed state (see above) and this segment's hints (sdk/core/keyed-latest.ts).
+    signal input packChain;
+    signal input weightChain;
+    signal input consumed;
+    signal input produced;
+    signal input roots;
+    signal input fractions;
+    signal input firsts;
+    signal input keyedBeta;
+    signal input keyedZeta;
+    signal input seen[N];
+    signal input latest[N];
+    signal input age[N];
+    signal input intro[N];
+    signal input finalValue[N];
+    signal input finalSeen[N];
+    signal input finalTime[N];
+    signal input weight[N];
+
+    // The shared frame (circuits/gadgets/segment.circom): the claim, the trace, θ; the state at the end.
+    SegmentClaim()(claimDigest, context, finalRoot, n, checkpointAcc, paramsHash);
+
+    // Each row's digest: an executed call (kind CALL) binds its status and its facts' hash; any other row is
+    // taken as its content, and is no row of the rule.
+    signal executed[N];
+    signal factsHash[N];
+    component digest[N];
+    for (var i = 0; i < N; i++) {
+        executed[i] <== IsEqual()([slots[i][SLOT_KIND()], KIND_CALL()]);
+        factsHash[i] <== HashVector(W)(facts[i]);
+        digest[i] = RecordDigest();
+        digest[i].observed <== executed[i];
+        digest[i].status <== status[i];
+        digest[i].obs[0] <== factsHash[i];
+        digest[i].obs[1] <== 0;
+        digest[i].content <== content[i];
+    }
+
+    component trace = SegmentTrace(Ds, K);
+    trace.n <== n;
+    trace.finalRoot <== finalRoot;
+    trace.checkpointAcc <== checkpointAcc;
+    trace.index <== index;
+    trace.slots <== slots;
+    for (var i = 0; i < N; i++) trace.digest[i] <== digest[i].digest;
+    trace.cpN <== cpN;
+    trace.cpHead <== cpHead;
+    trace.cpActive <== cpActive;
+    trace.cpHits <== cpHits;
+    trace.head <== inHead;
+    trace.acc <== inAcc;
+    trace.sum <== inSum;
+    trace.chain <== inChain;
+    trace.alpha <== alpha;
+    trace.beta <== beta;
+    trace.pending <== inPending;
+
+    component theta = Aap7Theta(T, W, S);
+    theta.paramsHash <== paramsHash;
+    theta.domain <== domain;
+    theta.keySel <== keySel;
+    theta.fireUnseen <== fireUnseen;
+    theta.fireSeen <== fireSeen;
+    theta.fireSeenEqual <== fireSeenEqual;
+    theta.fireSeenDiffers <== fireSeenDiffers;
+    theta.fireSeenAbove <== fireSeenAbove;
+    theta.unknown <== unknown;
+    theta.localSel <== localSel;
+    theta.localOp <== localOp;
+    theta.localBound <== localBound;
+    theta.localSet <== localSet;
+    theta.entryTool <== entryTool;
+    theta.entryColumns <== entryColumns;
+
+    // ok: a real row (before n), an executed call, that returned (status OK): the rule's rows. Rows past n
+    // are inactive, so their free status and facts are no rows of the rule.
+    signal isOk[N];
+    signal liveCall[N];
+    signal ok[N];
+    for (var i = 0; i < N; i++) {
+        isOk[i] <== IsEqual()([status[i], STATUS_OK()]);
+        liveCall[i] <== trace.active[i] * executed[i];
+        ok[i] <== liveCall[i] * isOk[i];
+    }
+
+    component rule = RuleRows(N, T, W, S);
+    rule.ok <== ok;
+    for (var i = 0; i < N; i++) rule.tool[i] <== slots[i][SLOT_TOOL()];
+    rule.facts <== facts;
+    rule.keySel <== keySel;
+    rule.fireUnseen <== fireUnseen;
+    rule.fireSeen <== fireSeen;
+    rule.fireSeenEqual <== fireSeenEqual;
+    rule.fireSeenDiffers <== fireSeenDiffers;
+    rule.fireSeenAbove <== fireSeenAbove;
+    rule.unknown <== unknown;
+    rule.localSel <== localSel;
+    rule.localOp <== localOp;
+    rule.localBound <== localBound;
+    rule.localSet <== localSet;
+    rule.entryTool <== entryTool;
+    rule.entryColumns <== entryColumns;
+    rule.seen <== seen;
+    rule.latest <== latest;
+
+    // The keyed state over the session: this segment's rows are records index·N + i. The final root binds
+    // every row's slots and digest, so every access the rule makes.
+    component keyed = KeyedLatestFrom(N, SESSION_COUNT_BITS());
+    keyed.key <== rule.key;
+    keyed.hasKey <== rule.hasKey;
+    keyed.write <== rule.write;
+    keyed.value <== rule.value;
+    keyed.start <== index * N;
+    keyed.isLast <== trace.isLast;
+    keyed.finalRoot <== finalRoot;
+    keyed.seen <== seen;
+    keyed.latest <== latest;
+    keyed.age <== age;
+    keyed.intro <== intro;
+    keyed.finalValue <== finalValue;
+    keyed.finalSeen <== finalSeen;
+    keyed.finalTime <== finalTime;
+    keyed.weight <== weight;
+    keyed.beta <== keyedBeta;
+    keyed.zeta <== keyedZeta;
+    keyed.packChainIn <== packChain;
+    keyed.weightChainIn <== weightChain;
+    keyed.consumedIn <== consumed;
+    keyed.producedIn <== produced;
+    keyed.rootsIn <== roots;
+    keyed.fractionsIn <== fractions;
+    keyed.firstsIn <== firsts;
+
+    signal predicateInit <== HashVector(9)([0, 0, 1, 1, 1, 0, 0, keyedBeta, keyedZeta]);
+    signal predicateIn <== HashVector(9)(
+        [packChain, weightChain, consumed, produced, roots, fractions, firsts, keyedBeta, keyedZeta]
+    );
+    signal predicateOut <== HashVector(9)(
+        [
+            keyed.packChainOut,
+            keyed.weightChainOut,
+            keyed.consumedOut,
+            keyed.producedOut,
+            keyed.rootsOut,
+            keyed.fractionsOut,
+            keyed.firstsOut,
+            keyed.betaOut,
+            keyed.zetaOut
+        ]
+    );
+
+    // The shared frame's state commitments (SegmentState, circuits/gadgets/segment.circom).
+    component state = SegmentState(L);
+    state.index <== index;
+    state.isFirst <== trace.isFirst;
+    state.isLast <== trace.isLast;
+    state.stateIn <== stateIn;
+    state.stateOut <== stateOut;
+    state.predicateInit <== predicateInit;
+    state.inHead <== inHead;
+    state.inAcc <== inAcc;
+    state.inSum <== inSum;
+    state.inChain <== inChain;
+    state.alpha <== alpha;
+    state.beta <== beta;
+    state.inViolated <== inViolated;
+    state.inPredicate <== predicateIn;
+    state.inPending <== inPending;
+    state.outHead <== trace.headOut;
+    state.outAcc <== trace.accOut;
+    state.outSum <== trace.sumOut;
+    state.outChain <== trace.chainOut;
+    state.violatedHere <== rule.fired;
+    state.outPredicate <== predicateOut;
+    state.outPending <== trace.pendingOut;
+}
