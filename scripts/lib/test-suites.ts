@@ -3,7 +3,7 @@
 
 /**
  * Suites that run only in `npm run test:full` (ZKVAI_FULL=1), which `.ci/run` runs after `npm test`: the
- * adversarial sweeps of AAP-2…6 (npm test keeps AAP-1's narrow sweep and every targeted exploit in
+ * adversarial sweeps of AAP-2…7 (npm test keeps AAP-1's narrow sweep and every targeted exploit in
  * test/adversary/exploits.test.ts) and the multi-process provider runtime (a hardhat node, a recorder and a
  * watcher as child processes, killed and restarted), the `vai` flow as processes against a hardhat node, the
  * segment-chain attacks on real proofs and the segment circuits' predicate carriers. Keeps a fresh `npm test`
@@ -16,6 +16,7 @@ export const FULL_ONLY = [
   "test/adversary/aap4.sweep.test.ts",
   "test/adversary/aap5.sweep.test.ts",
   "test/adversary/aap6.sweep.test.ts",
+  "test/adversary/aap7.sweep.test.ts",
   "test/integration/provider-runtime.test.ts",
   "test/full/segment-attacks.test.ts",
   // A lying BullMQ worker against the claim watcher (issue 34, finding 3): 9 real segment proofs, about 2 min.
@@ -32,6 +33,7 @@ export const FULL_ONLY = [
   "test/circuits/segment-limits.test.ts",
   "test/circuits/segment-authorization.test.ts",
   "test/circuits/segment-grounding.test.ts",
+  "test/circuits/segment-rule.test.ts",
   "test/e2e/segments.test.ts",
   // The whole `vai` flow as separate processes against a real hardhat node (about 50 s): a multi-process
   // service test. npm test keeps the CLI's in-process tests (test/cli/check, config, vai-input).
@@ -52,6 +54,9 @@ export const FULL_ONLY = [
   // The independent adversarial review of the keyed-latest-value gadget: exhaustive multiset search and the
   // segment-interface attacks (25 s). npm test keeps test/circuits/keyed-latest.test.ts.
   "test/circuits/keyed-latest-review.test.ts",
+  // The independent adversarial review of the rule gadget (issue 37). npm test keeps test/rules/tau-rules.test.ts
+  // (every τ³ fixture through the oracle and the gadget) and test/predicates/aap7-rules.test.ts.
+  "test/rules/rule-review.test.ts",
   // The coverage replay with every judged AgentDojo pair settled on an in-process chain with real proofs
   // (issue 37). npm test keeps the verdicts-only replay (test/prover/replay.test.ts).
   "test/full/replay.test.ts",

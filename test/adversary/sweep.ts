@@ -84,7 +84,9 @@ const withSlots = (c: Context, edit: (slots: string[][]) => void): Input => {
 
 /** The values an adversary would most like to see in a slot: challenges, θ entries, live values. */
 function candidateValues(c: Context, k: number): bigint[] {
-  const theta = c.thetaKeys.flatMap((key) => (c.honest[key] as string[]).map(BigInt)).filter((v) => v !== 0n);
+  const theta = c.thetaKeys
+    .flatMap((key) => (c.honest[key] as (string | string[])[]).flat().map(BigInt))
+    .filter((v) => v !== 0n);
   const live = (c.honest.slots as string[][]).slice(0, c.n).map((r) => BigInt(r[k]!));
   const challenges = challengeValues(c);
   return [...new Set([...challenges, ...theta.slice(0, 3), ...live, 1n, P - 1n])];
@@ -193,8 +195,11 @@ const bindings: TamperClass[] = [
     moves: (c) =>
       c.thetaKeys.map((key) => {
         const input = clone(c.honest);
-        const list = input[key] as string[];
-        list[0] = String((BigInt(list[0]!) + 1n) % P);
+        // A θ input is a list, or a list of columns (AAP-7's entry table): its first element is edited.
+        const list = input[key] as (string | string[])[];
+        const first = list[0]!;
+        if (Array.isArray(first)) first[0] = String((BigInt(first[0]!) + 1n) % P);
+        else list[0] = String((BigInt(first) + 1n) % P);
         return { input: { ...input, outcome: c.flipped } };
       }),
   },
@@ -218,22 +223,28 @@ const bump = (x: unknown, d: bigint): unknown =>
   Array.isArray(x) ? x.map((y) => bump(y, d)) : String((((BigInt(x as string) + d) % P) + P) % P);
 
 /**
- * Observations (record encoding v3; AAP-6 reads them, from status, obs and content inputs): a value that is not
+ * Observations (record encoding v3; AAP-6 reads them from status, obs and content inputs, AAP-7 from status, facts
+ * and content): a value that is not
  * what the committed record observed, copied from another row (the query's value into an earlier source row,
  * a ground's into the query) or set in a row past n, and a status edited.
  */
+/** The input holding each row's observed values: AAP-6's `obs`, AAP-7's domain `facts`; none for AAP-1…5. */
+const observedKey = (c: Context): "obs" | "facts" | undefined =>
+  c.honest.obs !== undefined ? "obs" : c.honest.facts !== undefined ? "facts" : undefined;
+
 const observations: TamperClass[] = [
   {
     name: "observation: an active row's value replaced by another row's observed value",
     moves: (c) => {
-      const obs = c.honest.obs as string[][] | undefined;
-      if (obs === undefined) return [];
+      const key = observedKey(c);
+      const obs = key && (c.honest[key] as string[][]);
+      if (!key || !obs) return [];
       const values = [...new Set(obs.slice(0, c.n).flat())].filter((v) => v !== "0");
       return Array.from({ length: c.n }, (_, r) =>
         obs[r]!.flatMap((_, k) =>
           values.map((v) => {
             const input = clone(c.honest);
-            (input.obs as string[][])[r]![k] = v;
+            (input[key] as string[][])[r]![k] = v;
             return { input: { ...input, outcome: c.flipped } };
           }),
         ),
@@ -243,15 +254,16 @@ const observations: TamperClass[] = [
   {
     name: "observation: a row past n observes every live value, status ok",
     moves: (c) => {
-      const obs = c.honest.obs as string[][] | undefined;
-      if (obs === undefined) return [];
+      const key = observedKey(c);
+      const obs = key && (c.honest[key] as string[][]);
+      if (!key || !obs) return [];
       return obs
         .slice(0, c.n)
         .flat()
         .filter((v) => v !== "0")
         .map((v) => {
           const input = clone(c.honest);
-          (input.obs as string[][])[c.n] = [v, v];
+          (input[key] as string[][])[c.n] = obs[0]!.map(() => v);
           (input.status as string[])[c.n] = "1";
           return { input: { ...input, outcome: c.flipped } };
         });
@@ -260,13 +272,14 @@ const observations: TamperClass[] = [
   {
     name: "observation: an active row set to status ok observing another row's value (a row not observed dressed as a read)",
     moves: (c) => {
-      const obs = c.honest.obs as string[][] | undefined;
-      if (obs === undefined) return [];
+      const key = observedKey(c);
+      const obs = key && (c.honest[key] as string[][]);
+      if (!key || !obs) return [];
       const values = [...new Set(obs.slice(0, c.n).flat())].filter((v) => v !== "0");
       return Array.from({ length: c.n }, (_, r) =>
         values.map((v) => {
           const input = clone(c.honest);
-          (input.obs as string[][])[r] = [v, v];
+          (input[key] as string[][])[r] = obs[0]!.map(() => v);
           (input.status as string[])[r] = "1";
           return { input: { ...input, outcome: c.flipped } };
         }),
@@ -293,10 +306,11 @@ const observations: TamperClass[] = [
     name: "observation: an active row's content replaced by its digest (read as v2, observations dropped)",
     moves: (c) => {
       const content = c.honest.content as string[] | undefined;
-      if (content === undefined) return [];
+      const key = observedKey(c);
+      if (content === undefined || !key) return [];
       return Array.from({ length: c.n }, (_, r) => {
         const input = clone(c.honest);
-        (input.obs as string[][])[r] = ["0", "0"];
+        (input[key] as string[][])[r] = (c.honest[key] as string[][])[0]!.map(() => "0");
         return { input: { ...input, outcome: c.flipped } };
       });
     },

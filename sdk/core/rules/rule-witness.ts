@@ -80,8 +80,8 @@ export function ruleHintInputs(
     finalSeen: strings(hints.finalSeen),
     finalTime: strings(hints.finalTime),
     weight: strings(chain.weight),
-    beta: [String(chain.beta)],
-    zeta: [String(chain.zeta)],
+    beta: String(chain.beta),
+    zeta: String(chain.zeta),
   };
 }
 

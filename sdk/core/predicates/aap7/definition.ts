@@ -8,8 +8,6 @@
 // promise names, entries, tests and constants included, and the domain, which names the fact layout.
 // Circuit: circuits/main/aap7_rule.circom (RuleCheck, circuits/gadgets/rule.circom), its θ hash in
 // circuits/predicates/aap7_rule.circom.
-import { KIND, SLOT, type EncodedRecord } from "../../encoding.js";
-import { STATUS } from "../../observations.js";
 import {
   RULE_ENTRIES,
   RULE_FACTS,
@@ -21,12 +19,12 @@ import {
 import { ruleHintInputs, ruleThetaInputs } from "../../rules/rule-witness.js";
 import { TAU_RULES } from "../../rules/tau-arms.js";
 import { TAU_DOMAINS, TAU_FACTS, tauRuleRows, type TauDomain } from "../../rules/tau-facts.js";
-import type { RuleRow } from "../../rules/rule.js";
 import { checkThetaJson } from "../theta-common.js";
 import { onlyKeys } from "../theta-amounts.js";
 import { ThetaError, type PredicateDefinition } from "../types.js";
 import { aap7Samples } from "./samples.js";
 import { aap7Segment } from "./segment.js";
+import { aap7Rows } from "./rows.js";
 import type { Aap7Theta } from "./theta.js";
 
 const CAPS = { entries: RULE_ENTRIES, facts: RULE_FACTS, set: RULE_SET };
@@ -40,20 +38,6 @@ function fail(message: string): never {
 /** θ's rule, compiled against its domain's fact layout. */
 export const aap7Compiled = (theta: Aap7Theta) =>
   compileRule(TAU_RULES[theta.domain][theta.rule]!, TAU_FACTS[theta.domain], `${theta.domain}/${theta.rule}`);
-
-/** The rows the circuit reads, from the encoded trace: an executed call that returned is `ok`. */
-export function aap7Rows(records: readonly EncodedRecord[], capacity: number): RuleRow[] {
-  return Array.from({ length: capacity }, (_, i) => {
-    const r = records[i];
-    if (r === undefined) return { seq: i, tool: 0n, ok: false, facts: Array<bigint>(RULE_FACTS).fill(0n) };
-    return {
-      seq: r.seq,
-      tool: r.slots[SLOT.tool]!,
-      ok: r.slots[SLOT.kind] === KIND.call && r.status === STATUS.ok,
-      facts: r.facts ?? Array<bigint>(RULE_FACTS).fill(0n),
-    };
-  });
-}
 
 export const aap7Rule: PredicateDefinition<Aap7Theta, "AAP-7"> = {
   id: "AAP-7",

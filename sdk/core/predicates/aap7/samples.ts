@@ -1,7 +1,8 @@
 // AAP-7's bench samples (../samples.ts): retail's status_precondition, the keyed-latest shape every rule with
 // state shares. The fixtures: an agent that reads an order (pending) and then cancels it
-// (fixtures/aap-7/status-pending-then-cancel.json, repeated), and the violated trace ending in a return of an
-// order whose last read said pending (fixtures/aap-7/status-return-of-pending.json). The stream: the agent
+// (fixtures/aap-7/status-pending-then-cancel.json) and a τ³ run whose cancellation tau2 rejected
+// (status-rejected-call-skipped.json), in turn, and the violated trace ending in a return of an order whose
+// last read said pending (fixtures/aap-7/status-return-of-pending.json). The stream: the agent
 // reads order i (pending) and cancels it; the violating call cancels an order it never read (fail-closed).
 import type { RecordBody } from "../../records.js";
 import { fill, type PredicateSamples } from "../samples.js";
@@ -17,13 +18,20 @@ const order = (id: string, status: string) => JSON.stringify({ order_id: id, use
 export const aap7Samples: PredicateSamples = {
   fromFixtures(source, capacity) {
     const compliant = source.fixture("aap-7/status-pending-then-cancel.json");
-    const tail = source.fixture("aap-7/status-return-of-pending.json").records;
+    // A τ³ run whose cancellation tau2 rejected: a blocked call, and the run's context records.
+    const rejected = source.fixture("aap-7/status-rejected-call-skipped.json");
+    const tail = source.fixture("aap-7/status-return-of-pending.json");
+    const tools = { ...compliant.profile.tools, ...rejected.profile.tools, ...tail.profile.tools };
     return {
       theta: compliant.theta,
-      profile: compliant.profile,
-      satisfied: fill([compliant.records], capacity),
-      violated: fill([compliant.records], capacity, tail),
-      sources: ["aap-7/status-pending-then-cancel.json", "aap-7/status-return-of-pending.json"],
+      profile: { ...compliant.profile, tools },
+      satisfied: fill([compliant.records, rejected.records], capacity),
+      violated: fill([compliant.records, rejected.records], capacity, tail.records),
+      sources: [
+        "aap-7/status-pending-then-cancel.json",
+        "aap-7/status-rejected-call-skipped.json",
+        "aap-7/status-return-of-pending.json",
+      ],
     };
   },
 

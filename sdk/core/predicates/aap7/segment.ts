@@ -4,7 +4,7 @@
 // so prover/segments/witness.ts gives none for a predicate that reads observations).
 // The carried state, hashed with HashVector into the segment state commitment:
 //   [packChain, weightChain, consumed, produced, roots, fractions, firsts, keyedBeta, keyedZeta]
-import { KIND, SLOT, type EncodedRecord } from "../../encoding.js";
+import type { EncodedRecord } from "../../encoding.js";
 import { hashVector } from "../../hash.js";
 import type { CircuitInput } from "../../inputs.js";
 import {
@@ -15,11 +15,11 @@ import {
   type KeyedLatestHints,
   type KeyedRow,
 } from "../../keyed-latest.js";
-import { STATUS } from "../../observations.js";
-import { RULE_FACTS, type CompiledRule, type RuleRow } from "../../rules/rule.js";
+import { RULE_FACTS, type CompiledRule } from "../../rules/rule.js";
 import { ruleKeyedRows } from "../../rules/rule-witness.js";
 import { SESSION_COUNT_BITS } from "../../segments.js";
 import type { SegmentCarrier } from "../segment-carrier.js";
+import { aap7Rows } from "./rows.js";
 
 const strings = (xs: readonly bigint[]) => xs.map(String);
 
@@ -61,22 +61,11 @@ export function ruleOfInputs(theta: CircuitInput): CompiledRule {
   };
 }
 
-/** The rows the rule reads (as definition.ts aap7Rows): an executed call that returned is `ok`. */
-function ruleRows(encoded: readonly EncodedRecord[], count: number): RuleRow[] {
-  return Array.from({ length: count }, (_, i) => {
-    const r = encoded[i];
-    if (r === undefined) return { seq: i, tool: 0n, ok: false, facts: Array<bigint>(RULE_FACTS).fill(0n) };
-    return {
-      seq: r.seq,
-      tool: r.slots[SLOT.tool]!,
-      ok: r.slots[SLOT.kind] === KIND.call && r.status === STATUS.ok,
-      facts: r.facts ?? Array<bigint>(RULE_FACTS).fill(0n),
-    };
-  });
-}
-
 /** The carried state as the circuit hashes it (HashVector of 9). */
-export function ruleCarryVector(c: KeyedLatestCarry, chain: Pick<KeyedLatestChain, "beta" | "zeta">): bigint[] {
+export function ruleCarryVector(
+  c: KeyedLatestCarry,
+  chain: Pick<KeyedLatestChain, "beta" | "zeta">,
+): bigint[] {
   return [
     c.packChain,
     c.weightChain,
@@ -120,7 +109,7 @@ export function aap7SegmentChain(
   chain: KeyedLatestChain;
 } {
   const m = boundaries.length - 1;
-  const rows = ruleKeyedRows(ruleOfInputs(thetaInputs), ruleRows(encoded, m * size), m * size);
+  const rows = ruleKeyedRows(ruleOfInputs(thetaInputs), aap7Rows(encoded, m * size), m * size);
   const hints = forged.hints ?? keyedLatestHints(rows);
   const chain = keyedLatestChain(rows, size, finalRoot, SESSION_COUNT_BITS, hints, forged.weights, forged.at);
   const slice = (xs: readonly bigint[], j: number) => strings(xs.slice(j * size, (j + 1) * size));
