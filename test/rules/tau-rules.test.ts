@@ -1,22 +1,23 @@
 // The τ³-bench arms written as rules (sdk/core/rules/tau-arms.ts), judged three ways on every fixture of
 // fixtures/tau/ for an arm that has a rule, and on the dev runs: the rule oracle (sdk/core/rules/rule.ts)
-// gives the reference's verdict and seq, and the rule circuit (circuits/gadgets/rule.circom, RuleCheck) gives
-// the oracle's verdict, from one rule entry.
+// gives the reference's verdict and seq, and AAP-7's whole-claim circuit (circuits/main/aap7_rule.circom on
+// RuleCheck) gives the oracle's verdict, from one rule entry. test/rules/rule-review.test.ts attacks the gadget.
 import { readFileSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { importTauRecords } from "../../sdk/core/import-tau.js";
-import { compileRule, evaluateRule, RULE_ENTRIES, RULE_FACTS, RULE_SET } from "../../sdk/core/rules/rule.js";
-import { ruleCircuitInputs } from "../../sdk/core/rules/rule-witness.js";
+import { compileRule, evaluateRule } from "../../sdk/core/rules/rule.js";
+import { aap7Rule } from "../../sdk/core/predicates/aap7/definition.js";
+import { parseProfile } from "../../sdk/core/profile.js";
+import { claimInput } from "../../prover/witness.js";
 import { TAU_RULES } from "../../sdk/core/rules/tau-arms.js";
 import { TAU_FACTS, tauRuleRows, type TauDomain } from "../../sdk/core/rules/tau-facts.js";
-import { compileTestCircuit, signalValue, type TestCircuit } from "../helpers/circuit.js";
+import { expectVerdict, type TestCircuit } from "../helpers/circuit.js";
+import { compileInstance, instance } from "../helpers/instance.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const FIXTURES = join(ROOT, "fixtures", "tau");
 const DEV = join(ROOT, "fixtures", "vai-tau");
-const CAPACITY = 16;
-const SEED = 0x72756c65n;
 
 interface Fixture {
   promise_id: string;
@@ -87,25 +88,43 @@ describe("τ³ rules: the oracle gives the reference's verdict and seq", () => {
   }
 });
 
-describe("τ³ rules: the circuit gives the oracle's verdict", () => {
+describe("τ³ rules: AAP-7's circuit gives the oracle's verdict", () => {
+  // Each case as the AAP-7 promise of its arm, its run committed under the domain's fact profile, through the
+  // whole-claim circuit (commitment, facts bound in each digest, θ hashed, RuleCheck): the verdict the escrow
+  // would settle, and no witness for the other. test:full runs every case (and settles the dev pairs: its replay).
   let circuit: TestCircuit;
   beforeAll(async () => {
-    circuit = await compileTestCircuit("rule-check", {
-      includes: ["circuits/gadgets/rule.circom"],
-      template: "RuleCheck",
-      args: [CAPACITY, RULE_ENTRIES, RULE_FACTS, RULE_SET],
-      poseidon: "lean",
-      publicSignals: [],
-    });
+    circuit = await compileInstance("aap7_n16");
   }, 600_000);
 
-  for (const c of cases) {
+  // npm test: the first fixture of each arm (both verdicts occur among them); every case in test:full.
+  const circuitCases =
+    process.env.ZKVAI_FULL === "1"
+      ? cases
+      : cases.filter(
+          (c, i) => !c.name.startsWith("dev ") && cases.findIndex((d) => d.promiseId === c.promiseId) === i,
+        );
+  for (const c of circuitCases) {
     it(c.name, async () => {
-      const { compiled, rows, violated } = judge(c);
-      const input = { ...ruleCircuitInputs(compiled, rows, CAPACITY, SEED), seed: String(SEED) };
-      const w = await circuit.witness(input);
+      const { violated } = judge(c);
+      const [domain, rule] = c.promiseId.split("/") as [TauDomain, string];
+      const { records } = importTauRecords(c.records);
+      const tools = Object.fromEntries(records.flatMap((r) => ("tool" in r ? [[r.tool, {}]] : [])));
+      const profile = parseProfile({ version: 1, facts: domain, tools });
+      const theta = aap7Rule.parseTheta({ domain, rule });
+      expect(aap7Rule.evaluate(records, theta, profile).violated).toBe(violated);
+      const { input } = claimInput({
+        records,
+        profile,
+        sessionSecret: 0x7a7n,
+        checkpoints: [],
+        predicate: aap7Rule,
+        theta,
+        context: 37n,
+        shape: { depth: 4, checkpoints: instance("aap7_n16").params.checkpoints! },
+      });
+      const w = await expectVerdict(circuit, input, violated);
       expect(circuit.firstUnsatisfied(w)).toBe(-1);
-      expect(signalValue(circuit, w, "violated")).toBe(violated ? 1n : 0n);
     });
   }
 });
