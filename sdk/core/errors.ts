@@ -269,3 +269,9 @@ export class WitnessError extends ZkvaiError {
   static override readonly code: string = "WITNESS_FAILED";
   override name = "WitnessError";
 }
+
+/** A promise's θ its predicate refuses (re-exported by sdk/core/predicates/types.ts, where predicates import it). */
+export class ThetaError extends ZkvaiError {
+  static override readonly code: string = "BAD_THETA";
+  override name = "ThetaError";
+}

@@ -30,9 +30,14 @@ export function parseReceiptPolicy(policy: unknown): ReceiptPolicy | undefined {
   return { every: p.every, atClose: p.atClose ?? true, deliver: p.deliver };
 }
 
-/** Signs and delivers receipts as records are stored; close() waits for the deliveries in flight. */
+/**
+ * Signs and delivers receipts as records are stored, one after another in the order of their n (a later receipt
+ * never reaches the user before an earlier one, and `latest` only moves forward); close() waits for the
+ * deliveries in flight. Signing under load can take longer for one receipt than the next, so they are chained,
+ * not raced.
+ */
 export class ReceiptCourier {
-  private readonly inflight = new Set<Promise<void>>();
+  private queue: Promise<void> = Promise.resolve();
   private lastDelivered = 0;
   /** The newest receipt handed to `deliver`: what a harness channel attaches to its next result. */
   latest: SignedReceipt | undefined;
@@ -53,14 +58,18 @@ export class ReceiptCourier {
   /** Before close commits: a receipt of every record, unless one of them all went out already. */
   async closing(count: number): Promise<void> {
     if (this.policy.atClose && count > 0 && this.lastDelivered !== count) this.send(count);
-    await Promise.all(this.inflight);
+    await this.queue;
   }
 
   private send(n: number): void {
     this.lastDelivered = n;
-    const delivery = (async () => {
+    // Signed now (the head of n records is fixed), delivered after every earlier receipt.
+    const signed = this.sign(n);
+    // A rejection is handled below, in order; this keeps it from being reported as unhandled meanwhile.
+    signed.catch(() => undefined);
+    this.queue = this.queue.then(async () => {
       try {
-        const receipt = await this.sign(n);
+        const receipt = await signed;
         this.latest = receipt;
         await this.policy.deliver(receipt);
         this.log.log("info", "session.receipt_delivered", { sessionId: this.sessionId, n });
@@ -71,8 +80,6 @@ export class ReceiptCourier {
           error: e instanceof Error ? e.message : String(e),
         });
       }
-    })();
-    this.inflight.add(delivery);
-    void delivery.finally(() => this.inflight.delete(delivery));
+    });
   }
 }

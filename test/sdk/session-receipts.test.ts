@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { verifyReceipt, type SignedReceipt } from "../../sdk/chain/receipts.js";
 import { memoryLogger } from "../../sdk/provider/log.js";
+import { ReceiptCourier } from "../../sdk/provider/session-receipts.js";
 import { SessionOpenError } from "../../sdk/core/errors.js";
 import { FAST, openSession, sessionEnv, type SessionEnv } from "./session-fixture.js";
 
@@ -78,5 +79,25 @@ describe("receipts for the user, on a policy", () => {
       SessionOpenError,
     );
     await expect(openSession(env, { receipts: { every: 2 } as never })).rejects.toThrow(/deliver/);
+  });
+});
+
+describe("receipt order", () => {
+  it("delivers in the order of n even when a later receipt is signed first (a loaded signer)", async () => {
+    const delivered: number[] = [];
+    const delays: Record<number, number> = { 2: 60, 4: 0, 5: 20 };
+    const courier = new ReceiptCourier(
+      { every: 2, atClose: true, deliver: (r) => void delivered.push(r.n) },
+      (n) =>
+        new Promise<SignedReceipt>((resolve) =>
+          setTimeout(() => resolve({ n } as unknown as SignedReceipt), delays[n] ?? 0),
+        ),
+      memoryLogger(),
+      "s",
+    );
+    for (let count = 1; count <= 5; count++) courier.recorded(count);
+    await courier.closing(5);
+    expect(delivered).toEqual([2, 4, 5]);
+    expect(courier.latest?.n).toBe(5);
   });
 });

@@ -5,7 +5,6 @@ import type { TraceRecord } from "../records.js";
 import type { EncodedTrace } from "../encoding.js";
 import type { TauDomain } from "../rules/tau-facts.js";
 export type { EncodedTrace } from "../encoding.js";
-import { ZkvaiError } from "../errors.js";
 import type { PredicateSamples } from "./samples.js";
 import type { SegmentCarrier } from "./segment-carrier.js";
 
@@ -107,7 +106,5 @@ export interface PredicateDefinition<Theta, Id extends string = string> {
 /** A predicate definition whose θ type the caller does not know (θ is checked by its parseTheta). */
 export type AnyPredicate = PredicateDefinition<unknown>;
 
-export class ThetaError extends ZkvaiError {
-  static override readonly code: string = "BAD_THETA";
-  override name = "ThetaError";
-}
+// A θ its predicate refuses; defined with the other core errors (the rule form throws it too, beneath this file).
+export { ThetaError } from "../errors.js";

@@ -26,7 +26,7 @@
 // (a hash not in a set of RULE_SET values; padding 0 is never a present fact).
 // The verdict is the first row that fires. Rows that are not ok (blocked, errored) and rows of tools no entry
 // names are not rows of the rule at all: no check, no state.
-import { ThetaError } from "../predicates/types.js";
+import { ThetaError } from "../errors.js";
 import { stringToField } from "../hash.js";
 
 /** Facts per row; a selector of RULE_FACTS means "the constant" (the key 1, a guard that always holds). */
