@@ -84,7 +84,9 @@ export const FULL_RUNS: FullRun[] = [
     files: ["test/predicates", "test/circuits/active-set.test.ts", "test/contracts/invariants.test.ts"],
     only: "random",
   },
-  // Every τ³ fixture and dev pair of an arm with a rule through AAP-7's whole-claim circuit (npm test: one an arm).
+  // Every τ³ fixture and dev pair of an arm with a rule through AAP-7's whole-claim circuit, and AAP-7's own
+  // fixtures past 8 records (npm test checks those against the oracle only).
+  { env: { ZKVAI_FULL: "1" }, files: ["test/predicates/fixtures.test.ts"], only: "AAP-7" },
   { env: { ZKVAI_FULL: "1" }, files: ["test/rules/tau-rules.test.ts"], only: "AAP-7's circuit" },
   // Every HashVector chunk boundary, and the tree at capacity 64.
   { env: { ZKVAI_FULL: "1" }, files: ["test/circuits/gadgets.test.ts"], only: "HashVector|MerkleTree" },
