@@ -442,7 +442,15 @@ export interface SweepReport {
  * Runs every applicable tamper class on each case, in both directions (each case's honest
  * outcome is flipped), and returns what was tried. Fails on any accepted move.
  */
-export async function sweep(instanceName: string, cases: SweepCase[]): Promise<SweepReport> {
+export async function sweep(
+  instanceName: string,
+  cases: SweepCase[],
+  /**
+   * In wide mode, at most this many moves of each class, spread evenly over its variants (every variant when
+   * absent): a large circuit's per-bit classes run to thousands of solves.
+   */
+  widePerClass?: number,
+): Promise<SweepReport> {
   const inst = instance(instanceName);
   const predicate = predicateById(inst.predicate) as PredicateDefinition<unknown>;
   const circuit = await builtCircuit(instanceName);
@@ -493,7 +501,11 @@ export async function sweep(instanceName: string, cases: SweepCase[]): Promise<S
 
     for (const tc of TAMPER_CLASSES) {
       const all = tc.moves(ctx);
-      const moves = WIDE ? all : all.slice(0, 1);
+      const spread =
+        widePerClass !== undefined && all.length > widePerClass
+          ? Array.from({ length: widePerClass }, (_, i) => all[Math.floor((i * all.length) / widePerClass)]!)
+          : all;
+      const moves = WIDE ? spread : all.slice(0, 1);
       const entry = report.get(tc.name) ?? { moves: 0, accepted: 0 };
       for (const move of moves) {
         const r = await play(circuit, move);
