@@ -10,7 +10,7 @@ import { paramsHashOf } from "../../sdk/core/predicates/index.js";
 import { ThetaError } from "../../sdk/core/predicates/types.js";
 import { parseProfile, ProfileError, type EncodingProfile } from "../../sdk/core/profile.js";
 import type { CallRecord, TraceRecord } from "../../sdk/core/records.js";
-import { claimInput } from "../../prover/witness.js";
+import { aap7Input } from "../helpers/aap7.js";
 import { compileInstance, instance } from "../helpers/instance.js";
 import {
   expectVerdict,
@@ -21,7 +21,6 @@ import {
 } from "../helpers/circuit.js";
 
 const INSTANCE = instance("aap7_n8");
-const SHAPE = { depth: INSTANCE.params.depth!, checkpoints: INSTANCE.params.checkpoints! };
 const RETAIL = parseProfile({
   version: 1,
   facts: "tau_retail",
@@ -37,18 +36,8 @@ const RETAIL = parseProfile({
 const STATUS = aap7Rule.parseTheta({ domain: "tau_retail", rule: "status_precondition" });
 const TRANSFER = aap7Rule.parseTheta({ domain: "tau_retail", rule: "transfer_notice_after_success" });
 
-function input(records: readonly TraceRecord[], theta = STATUS, profile: EncodingProfile = RETAIL) {
-  return claimInput({
-    records,
-    profile,
-    sessionSecret: 0x7a7n,
-    checkpoints: [],
-    predicate: aap7Rule,
-    theta,
-    context: 707n,
-    shape: SHAPE,
-  }).input;
-}
+const input = (records: readonly TraceRecord[], theta = STATUS, profile: EncodingProfile = RETAIL) =>
+  aap7Input(records, theta, profile, INSTANCE.name);
 
 const call = (
   seq: number,
@@ -134,6 +123,12 @@ describe("aap7_n8 (the test build's circuit)", () => {
     call(0, "get_order_details", { order_id: "#1" }, order("#1", "pending")),
     call(1, "return_delivered_order_items", { order_id: "#1" }, order("#1", "return requested")),
   ];
+
+  // The frame (CommittedTrace(3, K), θ's hash of 161 elements) and 8 rows of digest, facts hash and rule; the
+  // gadget alone, RuleCheck(16, 16, 10, 2), is pinned in test/rules/rule-review.test.ts. A change is a decision.
+  it("costs exactly 24,305 constraints", () => {
+    expect(circuit.constraints).toBe(24_305);
+  });
 
   it("proves the oracle's verdict, and no witness claims the other", async () => {
     expect(aap7Rule.evaluate(violating, STATUS, RETAIL)).toMatchObject({ violated: true, seq: 1 });

@@ -164,6 +164,14 @@ beforeAll(async () => {
 }, 600_000);
 
 // ---------------------------------------------------------------------------------------------------------
+describe("0. cost", () => {
+  // RuleRows (the rule read through θ: ~560 a row) and KeyedLatest(16); aap7_n8's total is pinned in
+  // test/predicates/aap7-rules.test.ts, aap7_seg8's in test/circuits/segment-rule.test.ts.
+  it("RuleCheck(16, 16, 10, 2) costs exactly 12,500 constraints", () => {
+    expect(circuit.constraints).toBe(12_500);
+  });
+});
+
 describe("1. honest runs: the circuit's verdict is the oracle's", () => {
   it("every τ³ fixture of an arm with a rule", async () => {
     expect(allCases.length).toBeGreaterThan(60);

@@ -8,12 +8,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { importTauRecords } from "../../sdk/core/import-tau.js";
 import { compileRule, evaluateRule } from "../../sdk/core/rules/rule.js";
 import { aap7Rule } from "../../sdk/core/predicates/aap7/definition.js";
-import { parseProfile } from "../../sdk/core/profile.js";
-import { claimInput } from "../../prover/witness.js";
 import { TAU_RULES } from "../../sdk/core/rules/tau-arms.js";
 import { TAU_FACTS, tauRuleRows, type TauDomain } from "../../sdk/core/rules/tau-facts.js";
 import { expectVerdict, type TestCircuit } from "../helpers/circuit.js";
-import { compileInstance, instance } from "../helpers/instance.js";
+import { aap7Input, tauProfile } from "../helpers/aap7.js";
+import { compileInstance } from "../helpers/instance.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const FIXTURES = join(ROOT, "fixtures", "tau");
@@ -107,20 +106,10 @@ describe.skipIf(process.env.ZKVAI_FULL !== "1")(
         const { violated } = judge(c);
         const [domain, rule] = c.promiseId.split("/") as [TauDomain, string];
         const { records } = importTauRecords(c.records);
-        const tools = Object.fromEntries(records.flatMap((r) => ("tool" in r ? [[r.tool, {}]] : [])));
-        const profile = parseProfile({ version: 1, facts: domain, tools });
+        const profile = tauProfile(domain, records);
         const theta = aap7Rule.parseTheta({ domain, rule });
         expect(aap7Rule.evaluate(records, theta, profile).violated).toBe(violated);
-        const { input } = claimInput({
-          records,
-          profile,
-          sessionSecret: 0x7a7n,
-          checkpoints: [],
-          predicate: aap7Rule,
-          theta,
-          context: 37n,
-          shape: { depth: 4, checkpoints: instance("aap7_n16").params.checkpoints! },
-        });
+        const input = aap7Input(records, theta, profile, "aap7_n16", 37n);
         const w = await expectVerdict(circuit, input, violated);
         expect(circuit.firstUnsatisfied(w)).toBe(-1);
       });
