@@ -86,7 +86,7 @@ describe("everything a predicate needs, named when it is missing", () => {
     ).toBe(true);
     const sweep = `test/adversary/${stem(id)}.sweep.test.ts`;
     expect(existsSync(sweep), sweep).toBe(true);
-    const swept = readFileSync(sweep, "utf8").match(/sweep\("([a-z0-9_]+)"/)?.[1];
+    const swept = readFileSync(sweep, "utf8").match(/sweep\(\s*"([a-z0-9_]+)"/)?.[1];
     expect(instances.find((i) => i.name === swept)?.predicate, `${sweep} sweeps an instance of ${id}`).toBe(
       id,
     );
