@@ -13,6 +13,15 @@ interface IGroth16Verifier3 {
     ) external view returns (bool);
 }
 
+/// A segment verifier rendered from contracts/templates/SegmentVerifier.sol.tmpl: verifyProof above, and a batch of
+/// consecutive links with one pairing check.
+interface ISegmentChainVerifier {
+    function verifyChain(uint256 digest, uint256[] calldata states, uint256[] calldata proofs)
+        external
+        view
+        returns (bool);
+}
+
 /// @title zkVAI escrow: settlement by a chain of segment proofs
 /// @notice A session too long for one circuit is proven in segments of S records (S = the predicate's segment
 /// verifier's segmentSize): segment j covers records [j * S, min((j + 1) * S, n)) of the committed trace, so a
@@ -28,6 +37,9 @@ interface IGroth16Verifier3 {
 /// Poseidon(Poseidon(context, finalRoot, finalN), acc, paramsHash) stands for settle()'s first five, all from
 /// storage (_publicInputs), so that each proveSegment stays under 300k gas (a Groth16 verifier costs ~6.2k per
 /// public input). docs/PROTOCOL.md, "Segmented settlement", is the reference.
+/// Batches: settleChain verifies a whole chain of up to MAX_BATCH_LINKS links with one pairing check and settles in
+/// the same transaction, without openSegments; proveSegments records a run of consecutive links the same way, as
+/// one span (stateIn, stateOut) that settleSegments takes like a link, for chains longer than one batch.
 abstract contract EscrowSegments is EscrowBase {
     /// The last segment's stateOut: the verdict in place of a state commitment (the circuit pins it).
     uint256 internal constant SEGMENT_SATISFIED = 1;
@@ -39,6 +51,11 @@ abstract contract EscrowSegments is EscrowBase {
     /// test/contracts/chain-limit.test.ts): 4,096 links took 12,709,054 gas, 76% of the cap, which leaves a quarter
     /// of it for repricing. sdk/core/segments.ts MAX_CHAIN_LINKS is the same figure (that test reads this one).
     uint256 public constant MAX_CHAIN_LINKS = 4096;
+
+    /// The most links one settleChain or proveSegments call verifies: the segment verifier's own MAX_BATCH_LINKS
+    /// (contracts/templates/SegmentVerifier.sol.tmpl; test/contracts/segment-batch.test.ts holds them equal and
+    /// measures a full batch under 2^24 gas with a margin). sdk/core/segments.ts MAX_BATCH_LINKS is the same figure.
+    uint256 public constant MAX_BATCH_LINKS = 160;
 
     /// At most one segment verifier per predicate, written once like the single-proof registry (the constructor, or
     /// appendPredicateVerifiers for a predicate with no entry yet).
@@ -106,6 +123,45 @@ abstract contract EscrowSegments is EscrowBase {
         emit SegmentProven(claimId, digest, stateIn, stateOut);
     }
 
+    /// @notice Records a run of consecutive links, states[0] -> ... -> states[m] (m = states.length - 1, at most
+    /// MAX_BATCH_LINKS), proven together under the digest openSegments stored: link j's proof is proofs[8j .. 8j + 7],
+    /// all checked with one pairing check (the verifier's verifyChain). Recorded as one span (states[0], states[m]),
+    /// which settleSegments takes as it takes a link: a span is a chain of proven links, so a chain of spans is one.
+    /// @dev One slot written for the whole span, not one per link.
+    function proveSegments(uint256 claimId, uint256[] calldata states, uint256[] calldata proofs) external {
+        Claim storage c = _claims[claimId];
+        if (c.status != ClaimStatus.Open) revert ClaimNotOpen(claimId);
+        uint256 endsAt = uint256(c.filedAt) + PROOF_WINDOW;
+        if (block.timestamp >= endsAt) revert ProofWindowClosed(endsAt);
+        uint256 digest = _claimDigests[claimId];
+        if (digest == 0) revert SegmentsNotOpened(claimId);
+        uint256 m = _batchLinks(states);
+        if (!_verifyChain(_promises[c.promiseId].segmentVerifier, digest, states, proofs)) revert InvalidProof();
+        (uint256 stateIn, uint256 stateOut) = (states[0], states[m]);
+        bytes32 key = _segmentKey(claimId, digest, stateIn, stateOut);
+        if (_provenSegments[key]) revert SegmentAlreadyProven(claimId, stateIn, stateOut);
+        _provenSegments[key] = true;
+        emit SegmentsProven(claimId, digest, stateIn, stateOut, m);
+    }
+
+    /// @notice Settles an open claim by a whole chain of segment proofs in one transaction: `states` = [0, s_1, ...,
+    /// verdict] as for settleSegments, link j's proof at proofs[8j .. 8j + 7], at most MAX_BATCH_LINKS links, all
+    /// verified with one pairing check against the digest computed here from storage. No openSegments and nothing
+    /// stored per link: for a chain that fits one batch, the cheapest way to settle. Pays exactly as settle() does.
+    function settleChain(uint256 claimId, uint256[] calldata states, uint256[] calldata proofs) external {
+        (Claim storage c, bytes32 sessionId, uint256 promiseId, Session storage s) = _provableClaim(claimId);
+        PromiseState storage p = _promises[promiseId];
+        address verifier = p.segmentVerifier;
+        if (verifier == address(0)) revert NoSegmentVerifier(p.predicateId);
+        uint256 m = _batchLinks(states);
+        if (states[0] != 0) revert BadChainStart();
+        uint256 verdict = states[m];
+        if (verdict != SEGMENT_SATISFIED && verdict != SEGMENT_VIOLATED) revert BadChainEnd(verdict);
+        uint256 digest = _claimDigest(sessionId, promiseId, s, p);
+        if (!_verifyChain(verifier, digest, states, proofs)) revert InvalidProof();
+        _settleProven(claimId, c, sessionId, promiseId, s, p, verdict == SEGMENT_VIOLATED);
+    }
+
     /// @notice Settles an open claim by a chain of proven segments: `states` = [s_0, ..., s_m], s_0 = 0, every link
     /// (s_j, s_{j+1}) proven under the claim's current digest, and s_m the verdict, 1 (satisfied) or 2 (violated).
     /// Anyone may call, within the windows settle() keeps; it pays exactly as settle() does.
@@ -146,7 +202,7 @@ abstract contract EscrowSegments is EscrowBase {
         opened = _claimDigests[claimId];
     }
 
-    /// @notice Whether this link is proven under the claim's current digest, i.e. whether settleSegments() counts it.
+    /// @notice Whether this link (or span, proveSegments) is proven under the claim's current digest, i.e. whether settleSegments() counts it.
     function segmentProven(uint256 claimId, uint256 stateIn, uint256 stateOut) external view returns (bool) {
         Claim storage c = _claim(claimId);
         bytes32 sessionId = c.sessionId;
@@ -218,6 +274,25 @@ abstract contract EscrowSegments is EscrowBase {
         uint256 verdict = states[m - 1];
         if (verdict != SEGMENT_SATISFIED && verdict != SEGMENT_VIOLATED) revert BadChainEnd(verdict);
         return verdict == SEGMENT_VIOLATED;
+    }
+
+    /// The number of links in a batch's `states`, which must be 1 to MAX_BATCH_LINKS.
+    function _batchLinks(uint256[] calldata states) private pure returns (uint256) {
+        uint256 n = states.length;
+        if (n < 2 || n - 1 > MAX_BATCH_LINKS) revert SegmentChainLength(n);
+        return n - 1;
+    }
+
+    /// The verifier's verifyChain; false for any failure (a verifier without it, a malformed proof, a wrong length).
+    function _verifyChain(address verifier, uint256 digest, uint256[] calldata states, uint256[] calldata proofs)
+        private
+        view
+        returns (bool)
+    {
+        (bool ok, bytes memory ret) = verifier.staticcall(
+            abi.encodeCall(ISegmentChainVerifier.verifyChain, (digest, states, proofs))
+        );
+        return ok && ret.length == 32 && abi.decode(ret, (uint256)) == 1;
     }
 
     /// _verify with 3 public inputs: 11 words in a row (proof words in snarkjs order, then the inputs).

@@ -220,6 +220,8 @@ interface IEscrow {
     event Withdrawn(address indexed account, uint256 amount);
     event SegmentsOpened(uint256 indexed claimId, uint256 claimDigest, uint256 acc);
     event SegmentProven(uint256 indexed claimId, uint256 claimDigest, uint256 stateIn, uint256 stateOut);
+    /// A run of `links` consecutive links proven together (proveSegments), recorded as one span.
+    event SegmentsProven(uint256 indexed claimId, uint256 claimDigest, uint256 stateIn, uint256 stateOut, uint256 links);
 
     // ---------------------------------------------------------------- errors
 

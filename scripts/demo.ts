@@ -247,12 +247,16 @@ async function main() {
   const segmented = await progress.step(`prove claim #${longClaim.claimId} in segments`, async () =>
     answerSegmentedClaim(store, escrow, longClaim.claimId, { workers: 2 }),
   );
-  const segmentGas = Object.values(segmented.segmentGas);
+  const spanGas = Object.values(segmented.segmentGas);
   say(`  claim #${longClaim.claimId} [F: ${LONG_SESSION} payments]`);
   say(
     `    ${segmented.segments} segment proofs (${segmented.circuit}) in 2 worker processes: ${segmented.verdict.violated ? "VIOLATED" : "SATISFIED"}`,
   );
-  say(`    proveSegment ${segmentGas.map(gas).join(", ")} · settleSegments ${gas(segmented.settleGas)}`);
+  say(
+    spanGas.length
+      ? `    proveSegments ${spanGas.map(gas).join(", ")} · settleSegments ${gas(segmented.settleGas)}`
+      : `    settleChain (all ${segmented.segments} proofs, one pairing check) ${gas(segmented.settleGas)}`,
+  );
   say(`    → ${segmented.verdict.violated ? "user receives payout + bond" : "provider receives the bond"}`);
 
   const silent = claims[2];

@@ -227,7 +227,8 @@ export async function setupZkey(
     (await filesMatch([
       [p.vkey, state.vkeySha],
       [p.sol, state.solSha],
-    ]));
+    ])) &&
+    (await renderedAsToday(p, inst.name, state.zkeySha!));
   if (!force && status === "cached" && exportOk) {
     progress.skip(labels[2]);
     return status;
@@ -257,6 +258,15 @@ export async function setupZkey(
   });
   await saveState(p, state);
   return status === "built" ? "built" : "re-exported";
+}
+
+/**
+ * Whether the verifier on disk is what verifierSource renders from the key on disk today: a changed template
+ * (snarkjs', or contracts/templates/ for segment circuits) re-exports the verifier without a new key.
+ */
+async function renderedAsToday(p: Paths, name: string, zkeySha: string): Promise<boolean> {
+  const vkey = JSON.parse(await readFile(p.vkey, "utf8")) as object;
+  return verifierSource(vkey, name, zkeySha) === (await readFile(p.sol, "utf8"));
 }
 
 type ExportedKey = { nPublic: number } & Record<string, unknown>;

@@ -1,9 +1,11 @@
 // Answers a claim on a session too long for any whole-claim circuit: the trace checked against the chain as
 // for any claim (loadClaim), cut into the escrow's segments, each proven (by a SegmentProver: the local pool
-// or the BullMQ queue), checked locally and against the escrow's public inputs, sent with proveSegment as the
-// words of the proof that verified (never words a worker sent), and the chain settled once with
-// settleSegments. Segments the escrow already holds are not proven again, so an answer that stopped halfway
-// resumes where it was. A proof that fails a check here or on-chain is discarded from its prover (the queue
+// or the BullMQ queue), checked locally and against the escrow's public inputs, and sent as the words of the
+// proof that verified (never words a worker sent), in batches the escrow checks with one pairing check each:
+// settleChain for a chain of up to MAX_BATCH_LINKS links, else proveSegments spans and settleSegments. The
+// per-link proveSegment stays in the escrow for anyone who wants to record links as they come; the prover and
+// the watcher batch, because every link must be proven before a claim settles anyway, and a batch of m links
+// costs m + 3 pairings instead of 4m. A proof that fails a check here is discarded from its prover (the queue
 // removes and dead-letters it) and the segment proven again; one still failing after `rounds` ends the
 // answer with SegmentRejectedError, which the watcher retries while the proof window is open.
 import { readFileSync } from "node:fs";
@@ -11,7 +13,8 @@ import { verifyGroth16 } from "../../sdk/chain/groth16.js";
 import type { EscrowClient } from "../../sdk/chain/escrow.js";
 import { revertName } from "../../sdk/chain/retry.js";
 import { packProof, verdictLabel } from "../../sdk/core/claim.js";
-import { chainStates } from "../../sdk/core/segments.js";
+import { chainStates, MAX_BATCH_LINKS } from "../../sdk/core/segments.js";
+import type { ProofWords } from "../../sdk/core/claim.js";
 import type { Verdict } from "../../sdk/core/predicates/index.js";
 import type { TraceStore } from "../../sdk/provider/store.js";
 import { circuitArtifacts, loadManifest, segmentCircuits } from "../../sdk/manifest/manifest.js";
@@ -90,7 +93,7 @@ export interface SegmentedAnswer {
   segments: number;
   /** Segments proven now (those the escrow already held are skipped). */
   proofs: SegmentProof[];
-  /** Gas of each proveSegment sent now, by index. */
+  /** Gas of each proveSegments span sent now, by its first segment's index (none when settleChain took all). */
   segmentGas: Record<number, bigint>;
   settleGas: bigint;
   txHash: `0x${string}`;
@@ -148,7 +151,25 @@ export async function checkSegmentProof(
   }
 }
 
-/** Proves every segment the escrow does not hold yet, sends each, and settles the chain. */
+/** A run of consecutive links sent in one transaction: segments [from, to). */
+export interface SegmentBatch {
+  from: number;
+  to: number;
+}
+
+/** The chain's links cut into batches of at most MAX_BATCH_LINKS, in order. */
+export function segmentBatches(links: number, size = MAX_BATCH_LINKS): SegmentBatch[] {
+  const batches: SegmentBatch[] = [];
+  for (let from = 0; from < links; from += size) batches.push({ from, to: Math.min(links, from + size) });
+  return batches;
+}
+
+/**
+ * Proves every segment, checks each proof locally, and settles: a chain of at most MAX_BATCH_LINKS links in one
+ * settleChain transaction (one pairing check, nothing stored per link); a longer one in spans of that many
+ * (openSegments, one proveSegments each) and then settleSegments over the spans' ends. Spans the escrow already
+ * holds are not proven again, so a long answer that stopped halfway resumes where it was.
+ */
 export async function answerSegmentedClaim(
   store: TraceStore,
   escrow: EscrowClient,
@@ -161,19 +182,22 @@ export async function answerSegmentedClaim(
     opts.loaded ?? (await step("check the store against the chain", () => loadClaim(store, escrow, claimId)));
   const prepared = await step("cut the trace into segments", () => prepareSegments(loaded, escrow));
   const { tasks, states } = prepared;
-  // The escrow verifies every segment against the digest openSegments stores: open (again) if it differs.
+  const batches = segmentBatches(tasks.length);
+  const spans = batches.length > 1;
+  // Spans are proven against the digest openSegments stores: open (again) if it differs. settleChain needs none.
   const digests = await escrow.claimDigests(claimId);
-  if (digests.opened !== digests.current)
+  if (spans && digests.opened !== digests.current)
     await step("open the claim for segments", () => send(() => escrow.openSegments(claimId)));
-  const held = await Promise.all(
-    tasks.map((t) => escrow.segmentProven(claimId, states[t.index]!, states[t.index + 1]!)),
-  );
+  const held = spans
+    ? await Promise.all(batches.map((b) => escrow.segmentProven(claimId, states[b.from]!, states[b.to]!)))
+    : [false];
   const vkey = JSON.parse(readFileSync(circuitArtifacts(prepared.circuit).vkey, "utf8"));
   const rounds = Math.max(1, opts.rounds ?? 2);
   const prover = opts.prover ?? new LocalSegmentPool({ workers: opts.workers ?? 1 });
   const proofs: SegmentProof[] = [];
-  const segmentGas: Record<number, bigint> = {};
-  let todo = tasks.filter((_, i) => !held[i]);
+  // The words to send, by segment index: always the locally verified proof's, never a worker's.
+  const words = new Map<number, bigint[]>();
+  let todo = tasks.filter((t) => !held[batches.findIndex((b) => t.index >= b.from && t.index < b.to)]);
   try {
     for (let round = 1; todo.length > 0; round++) {
       const got = await step(
@@ -196,29 +220,11 @@ export async function answerSegmentedClaim(
         const checked = p
           ? await checkSegmentProof(vkey, p, [digests.current, stateIn, stateOut])
           : "no proof came back";
-        if (typeof checked === "string") {
-          rejected.push({ task, proof: p!, reason: checked });
-          continue;
+        if (typeof checked === "string") rejected.push({ task, proof: p!, reason: checked });
+        else {
+          words.set(task.index, checked);
+          proofs.push(p!);
         }
-        // The words are the verified proof's, never the worker's. Anyone may send a proof it saw in the
-        // mempool first: the link is then recorded, which is all we need.
-        const tx = await step(`send segment ${task.index}`, () =>
-          send(() =>
-            escrow.proveSegment(claimId, stateIn, stateOut, checked).catch((e: unknown) => {
-              const revert = revertName(e);
-              if (revert === "SegmentAlreadyProven") return undefined;
-              if (revert === "InvalidProof") return "the escrow's verifier refused it (InvalidProof)";
-              throw e;
-            }),
-          ),
-        );
-        if (typeof tx === "string") {
-          rejected.push({ task, proof: p!, reason: tx });
-          continue;
-        }
-        if (tx) segmentGas[task.index] = tx.gasUsed;
-        proofs.push(p!);
-        opts.progress?.({ stage: "sent", index: task.index, of: tasks.length });
       }
       for (const r of rejected) {
         const deadLetterId = r.proof ? await prover.discard(r.task, r.proof, r.reason) : undefined;
@@ -244,7 +250,32 @@ export async function answerSegmentedClaim(
   } finally {
     if (!opts.prover) await prover.close();
   }
-  const settled = await step("settle the chain", () => send(() => escrow.settleSegments(claimId, states)));
+  const wordsOf = (b: SegmentBatch) =>
+    tasks.slice(b.from, b.to).map((t) => words.get(t.index)! as ProofWords);
+  const segmentGas: Record<number, bigint> = {};
+  let settled: Awaited<ReturnType<EscrowClient["settleChain"]>>;
+  if (!spans) {
+    settled = await step(`settle the chain of ${tasks.length} segments in one transaction`, () =>
+      send(() => escrow.settleChain(claimId, states, wordsOf(batches[0]!))),
+    );
+  } else {
+    for (const [i, b] of batches.entries()) {
+      if (held[i]) continue;
+      const tx = await step(`send segments ${b.from}–${b.to - 1} as one span`, () =>
+        send(() =>
+          escrow.proveSegments(claimId, states.slice(b.from, b.to + 1), wordsOf(b)).catch((e: unknown) => {
+            // Anyone may send a span it saw in the mempool first: it is then recorded, which is all we need.
+            if (revertName(e) === "SegmentAlreadyProven") return undefined;
+            throw e;
+          }),
+        ),
+      );
+      if (tx) segmentGas[b.from] = tx.gasUsed;
+      for (let j = b.from; j < b.to; j++) opts.progress?.({ stage: "sent", index: j, of: tasks.length });
+    }
+    const ends = [...batches.map((b) => states[b.from]!), states[tasks.length]!];
+    settled = await step("settle the chain of spans", () => send(() => escrow.settleSegments(claimId, ends)));
+  }
   return {
     claimId,
     verdict: prepared.verdict,

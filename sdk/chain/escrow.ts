@@ -77,6 +77,11 @@ function proofTuple(proof: ProofWords) {
   return [proof[0], proof[1], proof[2], proof[3], proof[4], proof[5], proof[6], proof[7]] as const;
 }
 
+/** A proof's 8 words, checked, for the batch calls' flat proofs array (8 words a link). */
+function proofWords(proof: ProofWords): bigint[] {
+  return [...proofTuple(proof)];
+}
+
 /** A mined log (strict decoding) as the SDK reports events: its arguments and where it was emitted. */
 function logged<T>(l: { args: T; transactionHash: Hex; blockNumber: bigint; logIndex: number }): Logged<T> {
   return { args: l.args, txHash: l.transactionHash, blockNumber: l.blockNumber, logIndex: l.logIndex };
@@ -270,6 +275,32 @@ export class EscrowClient {
    */
   settleSegments(claimId: bigint, states: readonly bigint[]): Sent<Payment & { violated: boolean }> {
     return this.send("settleSegments", [claimId, [...states]], "ClaimSettled");
+  }
+
+  /**
+   * Records a run of consecutive links, states[0] → … → states[m], proven together by `proofs` (one per link,
+   * m ≤ MAX_BATCH_LINKS) with one pairing check, under the digest openSegments stored, as one span that
+   * settleSegments takes like a link: the way to prove a chain longer than one batch.
+   */
+  proveSegments(
+    claimId: bigint,
+    states: readonly bigint[],
+    proofs: readonly ProofWords[],
+  ): Sent<SegmentLink & { links: bigint }> {
+    return this.send("proveSegments", [claimId, [...states], proofs.flatMap(proofWords)], "SegmentsProven");
+  }
+
+  /**
+   * Settles a claim by its whole segment chain in one transaction: `states` = [0, s_1, …, verdict] and one proof
+   * per link (at most MAX_BATCH_LINKS), verified with one pairing check against the digest the escrow computes
+   * from storage. No openSegments, nothing stored per link. Pays as settle() does.
+   */
+  settleChain(
+    claimId: bigint,
+    states: readonly bigint[],
+    proofs: readonly ProofWords[],
+  ): Sent<Payment & { violated: boolean }> {
+    return this.send("settleChain", [claimId, [...states], proofs.flatMap(proofWords)], "ClaimSettled");
   }
 
   claimDefault(claimId: bigint): Sent<Payment> {
@@ -573,6 +604,19 @@ export class EscrowClient {
     const logs = await this.chain.publicClient.getContractEvents({
       ...this.contract,
       eventName: "SegmentProven",
+      args: { claimId },
+      fromBlock: this.fromBlock,
+      toBlock: "latest",
+      strict: true,
+    });
+    return logs.map(logged);
+  }
+
+  /** The SegmentsProven events of a claim: every span proveSegments recorded for it, under every digest. */
+  async segmentSpansOf(claimId: bigint): Promise<Logged<SegmentLink & { links: bigint }>[]> {
+    const logs = await this.chain.publicClient.getContractEvents({
+      ...this.contract,
+      eventName: "SegmentsProven",
       args: { claimId },
       fromBlock: this.fromBlock,
       toBlock: "latest",

@@ -22,6 +22,15 @@ export const MAX_SEGMENTED_RECORDS = TREE_ARITY ** SEGMENT_TREE_HEIGHT;
  * chain keeps a quarter of the cap as margin (docs/BENCHMARKS.md "Segment chains").
  */
 export const MAX_CHAIN_LINKS = 4_096;
+/**
+ * The most links one settleChain or proveSegments call verifies with one pairing check: the escrow's and every
+ * segment verifier's MAX_BATCH_LINKS (contracts/EscrowSegments.sol, contracts/templates/SegmentVerifier.sol.tmpl;
+ * test/contracts/segment-batch.test.ts checks all three are equal and measures a full batch under 2^24 gas).
+ * A chain of at most this many links settles in one transaction (settleChain); a longer one is proven in spans
+ * of this many (proveSegments) and settled by settleSegments over the spans' ends.
+ */
+export const MAX_BATCH_LINKS = 160;
+
 /** The last segment's stateOut: the verdict instead of a hash. */
 export const SEGMENT_SATISFIED = 1n;
 export const SEGMENT_VIOLATED = 2n;
@@ -57,11 +66,17 @@ export function segmentCount(n: number, size: number): number {
 }
 
 /**
+ * The most links a claim can settle by: settleSegments takes MAX_CHAIN_LINKS steps, and each step may be a span
+ * of MAX_BATCH_LINKS links (proveSegments), each batch and the walk under 2^24 gas on its own: 655,360.
+ */
+export const MAX_SETTLEABLE_LINKS = MAX_CHAIN_LINKS * MAX_BATCH_LINKS;
+
+/**
  * The most records a segment chain of `size` records a segment settles: the circuit's 16^6, or fewer
- * when MAX_CHAIN_LINKS segments hold fewer (32,768 records at 8 a segment, 4,194,304 at 1,024).
+ * when MAX_SETTLEABLE_LINKS segments hold fewer (5,242,880 records at 8 a segment; 16^6 from 32 up).
  */
 export function segmentChainCapacity(size: number): number {
-  return Math.min(MAX_SEGMENTED_RECORDS, size * MAX_CHAIN_LINKS);
+  return Math.min(MAX_SEGMENTED_RECORDS, size * MAX_SETTLEABLE_LINKS);
 }
 
 /** What segment `index` takes from the one before it (all 0 and empty groups for the first). */
@@ -218,9 +233,9 @@ export function planSegments(spec: SegmentChainSpec): SegmentPlan[] {
   if (n > MAX_SEGMENTED_RECORDS)
     throw new SegmentError(`${n} records exceed the ${MAX_SEGMENTED_RECORDS} a segment chain holds`);
   const count = segmentCount(n, size);
-  if (count > MAX_CHAIN_LINKS)
+  if (count > MAX_SETTLEABLE_LINKS)
     throw new SegmentError(
-      `${n} records take ${count} segments of ${size}; one settleSegments call links at most ${MAX_CHAIN_LINKS}`,
+      `${n} records take ${count} segments of ${size}; a claim settles at most ${MAX_SETTLEABLE_LINKS} (${MAX_CHAIN_LINKS} spans of ${MAX_BATCH_LINKS})`,
     );
   const slots = spec.entrySlots ?? checkpointSlots(size);
   if (spec.entries.length > count * slots)

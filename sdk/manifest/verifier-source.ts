@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { pkgDir } from "./packages.js";
+import { pkgDir, ROOT } from "./packages.js";
 
 let template: string | undefined;
 
@@ -19,11 +19,62 @@ function renderer(): { template: string; render(template: string, data: object):
   return { template, render: (t, d) => ejs.render(t, d) };
 }
 
+/** How many public inputs a segment circuit's key has ([claimDigest, stateIn, stateOut]); a claim circuit's has 6. */
+export const SEGMENT_PUBLIC_INPUTS = 3;
+
+/** The segment verifier's template: ours, not snarkjs', because it also checks a batch of links in one go. */
+export const SEGMENT_VERIFIER_TEMPLATE = "contracts/templates/SegmentVerifier.sol.tmpl";
+
+interface KeyShape {
+  nPublic: number;
+  vk_alpha_1: string[];
+  vk_beta_2: string[][];
+  vk_gamma_2: string[][];
+  vk_delta_2: string[][];
+  IC: string[][];
+}
+
+/**
+ * A segment circuit's verifier: contracts/templates/SegmentVerifier.sol.tmpl with the key's constants, under
+ * snarkjs' names and G2 limb order (x1 = x[1], x2 = x[0], …) so that checkVkeyInSource reads both kinds alike.
+ */
+function renderSegmentVerifier(vkey: KeyShape, contract: string): string {
+  const template = readFileSync(path.join(ROOT, SEGMENT_VERIFIER_TEMPLATE), "utf8");
+  const values: Record<string, string> = {
+    CONTRACT: contract,
+    alphax: vkey.vk_alpha_1[0]!,
+    alphay: vkey.vk_alpha_1[1]!,
+  };
+  for (const [name, g2] of [
+    ["beta", vkey.vk_beta_2],
+    ["gamma", vkey.vk_gamma_2],
+    ["delta", vkey.vk_delta_2],
+  ] as const) {
+    Object.assign(values, {
+      [`${name}x1`]: g2[0]![1],
+      [`${name}x2`]: g2[0]![0],
+      [`${name}y1`]: g2[1]![1],
+      [`${name}y2`]: g2[1]![0],
+    });
+  }
+  vkey.IC.forEach((p, i) => Object.assign(values, { [`IC${i}x`]: p[0], [`IC${i}y`]: p[1] }));
+  return template.replace(/\{\{(\w+)\}\}/g, (_, k: string) => {
+    const v = values[k];
+    if (v === undefined || !/^\w+$/.test(v))
+      throw new Error(`segment verifier template: no value for {{${k}}}`);
+    return v;
+  });
+}
+
 /**
  * The verifier contract for `vkey`, named `contract` (every snarkjs verifier is called Groth16Verifier; a name
- * per circuit keeps one Hardhat artifact each). Undefined `contract` keeps snarkjs' name.
+ * per circuit keeps one Hardhat artifact each). Undefined `contract` keeps snarkjs' name. A segment circuit's key
+ * (SEGMENT_PUBLIC_INPUTS) renders our batch-capable template instead (docs/PROTOCOL.md "Segmented settlement").
  */
 export function renderVerifier(vkey: object, contract?: string): string {
+  const shape = vkey as KeyShape;
+  if (shape.nPublic === SEGMENT_PUBLIC_INPUTS && shape.IC?.length === SEGMENT_PUBLIC_INPUTS + 1)
+    return renderSegmentVerifier(shape, contract ?? "Groth16Verifier");
   const { template: t, render } = renderer();
   const sol = render(t, vkey);
   if (contract === undefined) return sol;

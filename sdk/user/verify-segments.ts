@@ -1,7 +1,8 @@
-// `vai verify` for a claim settled by a chain of segment proofs (settleSegments): the chain the settle
-// transaction named, each link's proof taken from its proveSegment transaction and verified locally under the
-// segment circuit's key, against the claim digest rebuilt from the escrow's storage. verify-settlement.ts
-// does the rest (the escrow's code, the settle transaction) and hands over here.
+// `vai verify` for a claim settled by a chain of segment proofs: the chain the settle transaction named, and
+// each link's proof verified locally under the segment circuit's key, against the claim digest rebuilt from the
+// escrow's storage. The proofs come from the settle transaction itself (settleChain), or, for settleSegments,
+// from the transaction that recorded each step: a proveSegment (one link) or a proveSegments (a span of links).
+// verify-settlement.ts does the rest (the escrow's code, the settle transaction) and hands over here.
 import { verifyGroth16 } from "../chain/groth16.js";
 import { decodeFunctionData, isAddressEqual, type Address, type Hex } from "viem";
 import type { EscrowClient } from "../chain/escrow.js";
@@ -26,6 +27,8 @@ export async function verifySegmentedSettlement(o: {
   txHash: Hex;
   blockNumber: bigint;
   states: readonly bigint[];
+  /** settleChain's flat proof words (8 a link); absent for settleSegments, whose steps were proven before. */
+  proofs?: readonly bigint[];
   manifest: Manifest;
   manifestPath: string;
   checks: string[];
@@ -33,7 +36,9 @@ export async function verifySegmentedSettlement(o: {
   const { chain, escrow, claimId, claim, event, states, checks } = o;
   const { sessionId, promiseId } = claim;
   checks.push(
-    `settleSegments transaction ${o.txHash} (block ${o.blockNumber}) names a chain of ${states.length - 1} segments`,
+    o.proofs
+      ? `settleChain transaction ${o.txHash} (block ${o.blockNumber}) carries a chain of ${states.length - 1} segments and their proofs`
+      : `settleSegments transaction ${o.txHash} (block ${o.blockNumber}) names a chain of ${states.length - 1} proven steps`,
   );
 
   const [session, promise] = [await escrow.session(sessionId), await escrow.promise(promiseId)];
@@ -73,31 +78,21 @@ export async function verifySegmentedSettlement(o: {
     checks,
   });
 
-  // Every link of the chain: its SegmentProven event under this digest, and the proof its transaction carried.
-  const links = (await escrow.segmentLinksOf(claimId)).filter((l) => l.args.claimDigest === digest);
-  for (let j = 1; j < states.length; j++) {
-    const [stateIn, stateOut] = [states[j - 1]!, states[j]!];
-    const link = links.find((l) => l.args.stateIn === stateIn && l.args.stateOut === stateOut);
-    if (!link) throw new SettlementInvalid(`no SegmentProven event for link ${j - 1} of the chain`);
-    const tx = await chain.publicClient.getTransaction({ hash: link.txHash });
-    if (!tx.to || !isAddressEqual(tx.to, escrow.address))
-      throw new SettlementInvalid(
-        `segment ${j - 1} was proven through contract ${tx.to}, which this tool cannot decode`,
-      );
-    const call = decodeFunctionData({ abi: escrow.abi, data: tx.input });
-    if (call.functionName !== "proveSegment")
-      throw new SettlementInvalid(`transaction ${link.txHash} calls ${call.functionName}, not proveSegment`);
-    const words = call.args[3] as readonly bigint[];
+  const verify = async (index: number, stateIn: bigint, stateOut: bigint, words: readonly bigint[]) => {
     let ok = false;
     try {
       ok = await verifyGroth16(vkey, [digest, stateIn, stateOut], unpackProof(words));
     } catch (e) {
-      throw new SettlementInvalid(`segment ${j - 1}'s proof is malformed: ${describeError(e)}`);
+      throw new SettlementInvalid(`segment ${index}'s proof is malformed: ${describeError(e)}`);
     }
-    if (!ok) throw new SettlementInvalid(`segment ${j - 1}'s proof does not verify under ${circuit}'s key`);
-  }
+    if (!ok) throw new SettlementInvalid(`segment ${index}'s proof does not verify under ${circuit}'s key`);
+  };
+  const links = o.proofs
+    ? await linksOfChain(states, o.proofs)
+    : await linksOfSteps(chain, escrow, claimId, digest, states);
+  for (const [index, link] of links.entries()) await verify(index, link.stateIn, link.stateOut, link.words);
   checks.push(
-    `all ${states.length - 1} segment proofs verify locally under ${circuit}'s key, linked from 0 to the verdict`,
+    `all ${links.length} segment proofs verify locally under ${circuit}'s key, linked from 0 to the verdict`,
   );
 
   const { beneficiary, amount } = checkCredited({ violated, session, promise, claim, event, checks });
@@ -116,4 +111,62 @@ export async function verifySegmentedSettlement(o: {
     insecureKeys: insecureKeys(o.manifest, [entry]),
     checks,
   };
+}
+
+interface ProvenLink {
+  stateIn: bigint;
+  stateOut: bigint;
+  words: readonly bigint[];
+}
+
+/** settleChain's links: link j is states[j] → states[j + 1] with proofs[8j .. 8j + 7]. */
+async function linksOfChain(states: readonly bigint[], proofs: readonly bigint[]): Promise<ProvenLink[]> {
+  if (proofs.length !== 8 * (states.length - 1))
+    throw new SettlementInvalid(
+      `the settleChain call carries ${proofs.length} proof words for ${states.length - 1} links`,
+    );
+  return states
+    .slice(1)
+    .map((stateOut, j) => ({ stateIn: states[j]!, stateOut, words: proofs.slice(8 * j, 8 * j + 8) }));
+}
+
+/**
+ * settleSegments' steps, each a link (SegmentProven, from a proveSegment transaction) or a span (SegmentsProven,
+ * from a proveSegments transaction, whose own states and proofs give its links), under `digest`.
+ */
+async function linksOfSteps(
+  chain: ChainHandle,
+  escrow: EscrowClient,
+  claimId: bigint,
+  digest: bigint,
+  states: readonly bigint[],
+): Promise<ProvenLink[]> {
+  const [links, spans] = await Promise.all([escrow.segmentLinksOf(claimId), escrow.segmentSpansOf(claimId)]);
+  const recorded = [...links, ...spans].filter((l) => l.args.claimDigest === digest);
+  const out: ProvenLink[] = [];
+  for (let j = 1; j < states.length; j++) {
+    const [stateIn, stateOut] = [states[j - 1]!, states[j]!];
+    const step = recorded.find((l) => l.args.stateIn === stateIn && l.args.stateOut === stateOut);
+    if (!step)
+      throw new SettlementInvalid(`no SegmentProven or SegmentsProven event for step ${j - 1} of the chain`);
+    const tx = await chain.publicClient.getTransaction({ hash: step.txHash });
+    if (!tx.to || !isAddressEqual(tx.to, escrow.address))
+      throw new SettlementInvalid(
+        `step ${j - 1} was proven through contract ${tx.to}, which this tool cannot decode`,
+      );
+    const call = decodeFunctionData({ abi: escrow.abi, data: tx.input });
+    if (call.functionName === "proveSegment") {
+      out.push({ stateIn, stateOut, words: call.args[3] as readonly bigint[] });
+    } else if (call.functionName === "proveSegments") {
+      const spanStates = call.args[1] as readonly bigint[];
+      if (spanStates[0] !== stateIn || spanStates[spanStates.length - 1] !== stateOut)
+        throw new SettlementInvalid(`transaction ${step.txHash} proves another span than step ${j - 1}`);
+      out.push(...(await linksOfChain(spanStates, call.args[2] as readonly bigint[])));
+    } else {
+      throw new SettlementInvalid(
+        `transaction ${step.txHash} calls ${call.functionName}, not proveSegment or proveSegments`,
+      );
+    }
+  }
+  return out;
 }

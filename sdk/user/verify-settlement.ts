@@ -98,7 +98,7 @@ export async function verifySettlement(opts: {
       `settle was called through contract ${tx.to}, whose calldata this tool cannot decode`,
     );
   const call = decodeFunctionData({ abi: escrow.abi, data: tx.input });
-  if (call.functionName === "settleSegments")
+  if (call.functionName === "settleSegments" || call.functionName === "settleChain")
     return verifySegmentedSettlement({
       chain,
       escrow,
@@ -108,13 +108,14 @@ export async function verifySettlement(opts: {
       txHash,
       blockNumber: receipt.blockNumber,
       states: call.args[1] as readonly bigint[],
+      ...(call.functionName === "settleChain" ? { proofs: call.args[2] as readonly bigint[] } : {}),
       manifest,
       manifestPath,
       checks,
     });
   if (call.functionName !== "settle")
     throw new SettlementInvalid(
-      `transaction ${txHash} calls ${call.functionName}, not settle or settleSegments`,
+      `transaction ${txHash} calls ${call.functionName}, not settle, settleChain or settleSegments`,
     );
   // Narrowed by the ABI: settle(claimId, proof, violated).
   const [callClaimId, words, violated] = call.args;

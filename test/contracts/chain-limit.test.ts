@@ -7,7 +7,12 @@
 import { describe, expect, it } from "vitest";
 import { encodeAbiParameters, keccak256, pad, parseAbiParameters, toHex, type Hex } from "viem";
 import { FIELD_MODULUS as R } from "../../sdk/core/hash.js";
-import { MAX_CHAIN_LINKS, segmentChainCapacity, SEGMENT_SATISFIED } from "../../sdk/core/segments.js";
+import {
+  MAX_CHAIN_LINKS,
+  MAX_SETTLEABLE_LINKS,
+  segmentChainCapacity,
+  SEGMENT_SATISFIED,
+} from "../../sdk/core/segments.js";
 import {
   claim,
   customRevert,
@@ -86,7 +91,7 @@ describe("segment chain length", () => {
       functionName: "MAX_CHAIN_LINKS",
     });
     expect(onChain).toBe(BigInt(MAX_CHAIN_LINKS));
-    expect(segmentChainCapacity(8)).toBe(8 * MAX_CHAIN_LINKS);
+    expect(segmentChainCapacity(8)).toBe(8 * MAX_SETTLEABLE_LINKS);
   });
 
   it("a chain of MAX_CHAIN_LINKS links settles in one transaction under 2^24 gas; the escrow refuses one more", async () => {

@@ -107,15 +107,16 @@ export async function settleAndVerify(w: SegmentWorld, bad: number[], violated: 
   expect(answer.verdict.violated).toBe(violated);
   expect(new Set(answer.proofs.map((p) => p.index))).toEqual(new Set([0, 1, 2]));
   expect(events.filter((e) => e.startsWith("proven")).length).toBe(3);
-  // Every transaction of the chain stays under 300k gas.
-  for (const gas of Object.values(answer.segmentGas)) expect(gas).toBeLessThan(300_000n);
-  expect(answer.settleGas).toBeLessThan(300_000n);
+  // The whole chain settles in one settleChain transaction (one pairing check for the 3 links, 6 pairings in
+  // place of 12): 466,543 gas measured, against about 1.0M for open + 3 proveSegment + settleSegments before.
+  expect(answer.segmentGas).toEqual({});
+  expect(answer.settleGas).toBeLessThan(520_000n);
   expect(after.user - before.user).toBe(violated ? PAYOUT + BOND : 0n);
   expect(after.provider - before.provider).toBe(violated ? 0n : BOND);
   expect((await escrow.claim(claimId)).status).toBe(ClaimStatus.Settled);
   await expectVerified(w, claimId, violated);
   console.log(
-    `segment chain (violated=${violated}): proveSegment gas ${Object.values(answer.segmentGas).join(", ")}; settleSegments ${answer.settleGas}`,
+    `segment chain (violated=${violated}): settleChain of ${answer.segments} links, ${answer.settleGas} gas`,
   );
 }
 
