@@ -106,12 +106,7 @@ abstract contract EscrowSegments is EscrowBase {
     /// never blocked by the stale one.
     /// @param proof [a0, a1, b00, b01, b10, b11, c0, c1] in snarkjs `exportSolidityCallData` order.
     function proveSegment(uint256 claimId, uint256 stateIn, uint256 stateOut, uint256[8] calldata proof) external {
-        Claim storage c = _claims[claimId];
-        if (c.status != ClaimStatus.Open) revert ClaimNotOpen(claimId);
-        uint256 endsAt = uint256(c.filedAt) + PROOF_WINDOW;
-        if (block.timestamp >= endsAt) revert ProofWindowClosed(endsAt);
-        uint256 digest = _claimDigests[claimId];
-        if (digest == 0) revert SegmentsNotOpened(claimId);
+        (Claim storage c, uint256 digest) = _openedClaim(claimId);
         _field(stateIn);
         _field(stateOut);
         // openSegments stored a digest only for a promise with a segment verifier.
@@ -129,12 +124,7 @@ abstract contract EscrowSegments is EscrowBase {
     /// which settleSegments takes as it takes a link: a span is a chain of proven links, so a chain of spans is one.
     /// @dev One slot written for the whole span, not one per link.
     function proveSegments(uint256 claimId, uint256[] calldata states, uint256[] calldata proofs) external {
-        Claim storage c = _claims[claimId];
-        if (c.status != ClaimStatus.Open) revert ClaimNotOpen(claimId);
-        uint256 endsAt = uint256(c.filedAt) + PROOF_WINDOW;
-        if (block.timestamp >= endsAt) revert ProofWindowClosed(endsAt);
-        uint256 digest = _claimDigests[claimId];
-        if (digest == 0) revert SegmentsNotOpened(claimId);
+        (Claim storage c, uint256 digest) = _openedClaim(claimId);
         uint256 m = _batchLinks(states);
         if (!_verifyChain(_promises[c.promiseId].segmentVerifier, digest, states, proofs)) revert InvalidProof();
         (uint256 stateIn, uint256 stateOut) = (states[0], states[m]);
@@ -274,6 +264,17 @@ abstract contract EscrowSegments is EscrowBase {
         uint256 verdict = states[m - 1];
         if (verdict != SEGMENT_SATISFIED && verdict != SEGMENT_VIOLATED) revert BadChainEnd(verdict);
         return verdict == SEGMENT_VIOLATED;
+    }
+
+    /// proveSegment's and proveSegments' fences: the claim open, within PROOF_WINDOW, and opened for segments
+    /// (its digest, the one the links are proven against).
+    function _openedClaim(uint256 claimId) private view returns (Claim storage c, uint256 digest) {
+        c = _claims[claimId];
+        if (c.status != ClaimStatus.Open) revert ClaimNotOpen(claimId);
+        uint256 endsAt = uint256(c.filedAt) + PROOF_WINDOW;
+        if (block.timestamp >= endsAt) revert ProofWindowClosed(endsAt);
+        digest = _claimDigests[claimId];
+        if (digest == 0) revert SegmentsNotOpened(claimId);
     }
 
     /// The number of links in a batch's `states`, which must be 1 to MAX_BATCH_LINKS.

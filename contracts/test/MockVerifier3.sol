@@ -48,4 +48,10 @@ contract MockVerifier3 {
         for (uint256 i; i < 3; ++i) if (pubSignals[i] != expectedInputs[i]) return false;
         return true;
     }
+
+    /// The batch entry point of a rendered segment verifier: `result` for a well-shaped batch, any proof words
+    /// (strict mode is for verifyProof; the batch itself is tested on real proofs, test/contracts/segment-batch).
+    function verifyChain(uint256, uint256[] calldata states, uint256[] calldata proofs) external view returns (bool) {
+        return result && states.length >= 2 && proofs.length == 8 * (states.length - 1);
+    }
 }

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pkgDir, ROOT } from "./packages.js";
+import type { VerificationKey } from "./manifest.js";
 
 let template: string | undefined;
 
@@ -25,14 +26,10 @@ export const SEGMENT_PUBLIC_INPUTS = 3;
 /** The segment verifier's template: ours, not snarkjs', because it also checks a batch of links in one go. */
 export const SEGMENT_VERIFIER_TEMPLATE = "contracts/templates/SegmentVerifier.sol.tmpl";
 
-interface KeyShape {
-  nPublic: number;
-  vk_alpha_1: string[];
-  vk_beta_2: string[][];
-  vk_gamma_2: string[][];
-  vk_delta_2: string[][];
-  IC: string[][];
-}
+type KeyShape = Pick<
+  VerificationKey,
+  "nPublic" | "vk_alpha_1" | "vk_beta_2" | "vk_gamma_2" | "vk_delta_2" | "IC"
+>;
 
 /**
  * A segment circuit's verifier: contracts/templates/SegmentVerifier.sol.tmpl with the key's constants, under

@@ -1,7 +1,7 @@
 // The links between a manifest and the verifier code on a chain, needing nothing but the manifest and the
 // package: the verification key (embedded in the manifest entry, or the build's key file) against the sha256
-// the entry records; the verifier's Solidity source, regenerated from that key with snarkjs' template exactly
-// as setup wrote it (or the build's file), against its recorded sha256; the key against the constants
+// the entry records; the verifier's Solidity source, regenerated from that key with its template (snarkjs' for a
+// whole-claim circuit, contracts/templates/SegmentVerifier.sol.tmpl for a segment circuit) exactly as setup wrote it (or the build's file), against its recorded sha256; the key against the constants
 // hard-coded in that source; and the source compiled with solc-js (expected-code.ts) against on-chain code.
 // Each check throws SettlementInvalid naming the link that does not hold, or SettlementUncheckable when the
 // evidence is not here.
@@ -19,7 +19,12 @@ import {
   type Manifest,
   type VerificationKey,
 } from "../manifest/manifest.js";
-import { verifierSource, vkeyFileText } from "../manifest/verifier-source.js";
+import {
+  SEGMENT_PUBLIC_INPUTS,
+  SEGMENT_VERIFIER_TEMPLATE,
+  verifierSource,
+  vkeyFileText,
+} from "../manifest/verifier-source.js";
 import { pkgVersion } from "../manifest/packages.js";
 import { compileContract, sameCode, SETTINGS_LABEL, type ExpectedCode } from "./expected-code.js";
 import { SettlementInvalid, SettlementUncheckable } from "./errors.js";
@@ -139,7 +144,7 @@ export function verifierSourceOf(
   if (actual === ref.sha256)
     return {
       source: regenerated,
-      check: `${ref.path}, regenerated from that key with snarkjs' template, has the sha256 the manifest records (${ref.sha256})`,
+      check: `${ref.path}, regenerated from that key with ${templateOf(vkey)}, has the sha256 the manifest records (${ref.sha256})`,
     };
   const file = buildFile(ref, "verifier source", manifestPath);
   if (file)
@@ -148,8 +153,13 @@ export function verifierSourceOf(
       check: `verifier source ${ref.path} has the sha256 the manifest records (${ref.sha256})`,
     };
   throw new SettlementInvalid(
-    `verifier source ${ref.path}: the manifest records sha256 ${ref.sha256}, but regenerating it from ${name}'s key with snarkjs ${pkgVersion("snarkjs")} gives ${actual}`,
+    `verifier source ${ref.path}: the manifest records sha256 ${ref.sha256}, but regenerating it from ${name}'s key with ${templateOf(vkey)} (snarkjs ${pkgVersion("snarkjs")}) gives ${actual}`,
   );
+}
+
+/** Which template renders a key's verifier (verifier-source.ts renderVerifier): by its number of public inputs. */
+function templateOf(vkey: VerificationKey): string {
+  return vkey.nPublic === SEGMENT_PUBLIC_INPUTS ? SEGMENT_VERIFIER_TEMPLATE : "snarkjs' template";
 }
 
 /** The Solidity verifier hard-codes its key; every constant must be the vkey's (snarkjs swaps G2 limbs). */

@@ -192,6 +192,8 @@ const EVENT_OF: Record<string, string> = {
   openSegments: "SegmentsOpened",
   proveSegment: "SegmentProven",
   settleSegments: "ClaimSettled",
+  proveSegments: "SegmentsProven",
+  settleChain: "ClaimSettled",
   claimDefault: "ClaimDefaulted",
   withdraw: "Withdrawn",
   // The deployer's, for a predicate without entries only: it changes no promise's terms or verifiers.
@@ -280,6 +282,13 @@ describe("events and immutability", () => {
     await track("openSegments", fx.asStranger.openSegments(c4));
     await track("proveSegment", fx.asStranger.proveSegment(c4, 0n, 2n, PROOF));
     await track("settleSegments", fx.asStranger.settleSegments(c4, [0n, 2n]));
+    // Batches: a span of two links recorded, and a whole chain settled in one transaction.
+    await fx.asStranger.fund(promiseId, PAYOUT);
+    const f = await session(fx, "f");
+    const c5 = (await fx.asUser.fileClaim(f, promiseId, BOND)).claimId;
+    await fx.asStranger.openSegments(c5);
+    await track("proveSegments", fx.asStranger.proveSegments(c5, [0n, 5n, 6n], [PROOF, PROOF]));
+    await track("settleChain", fx.asStranger.settleChain(c5, [0n, 1n], [PROOF]));
     const c3 = (await fx.escrow.pair(b, promiseId)).openClaimId;
     await at(fx, (await filedAt(fx, c3)) + PROOF_WINDOW);
     await track("claimDefault", fx.asUser.claimDefault(c3));

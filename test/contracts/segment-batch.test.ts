@@ -121,6 +121,20 @@ describe("a segment verifier checks a chain of links with one pairing check", ()
     }
   });
 
+  it("refuses points at infinity, a digest ≥ r, and another statement's valid proof in the last position", async () => {
+    const s = a.prepared.states;
+    const p2 = a.words[2]!;
+    const withLast = (p: bigint[]) => flat([a.words[0]!, a.words[1]!, p]);
+    expect(await verifyChain(a.digest, s, withLast([0n, 0n, ...p2.slice(2)]))).toBe(false); // A = O
+    expect(await verifyChain(a.digest, s, withLast([...p2.slice(0, 6), 0n, 0n]))).toBe(false); // C = O
+    expect(await verifyChain(a.digest, s, withLast([p2[0]!, p2[1]!, 0n, 0n, 0n, 0n, p2[6]!, p2[7]!]))).toBe(
+      false,
+    ); // B = O
+    expect(await verifyChain(a.digest, s, withLast(b.words[0]!))).toBe(false);
+    const R = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
+    expect(await verifyChain(a.digest + R, s, flat(a.words))).toBe(false);
+  });
+
   it("refuses proofs swapped between links, a proof from another claim, and a forged state", async () => {
     const s = a.prepared.states;
     const swapped = [a.words[1]!, a.words[0]!, a.words[2]!];

@@ -314,7 +314,7 @@ describe("with a manifest and the chain alone", () => {
       [
         "verifier source sha256",
         (e) => (e.files.verifierSol.sha256 = "1".repeat(64)),
-        /verifier source contracts\/generated\/Verifier_aap4_n8.sol: the manifest records sha256 1{64}, but regenerating it from aap4_n8's key with snarkjs \S+ gives [0-9a-f]{64}/,
+        /verifier source contracts\/generated\/Verifier_aap4_n8.sol: the manifest records sha256 1{64}, but regenerating it from aap4_n8's key with snarkjs' template \(snarkjs \S+\) gives [0-9a-f]{64}/,
       ],
       [
         "a forged key with its own sha256",
