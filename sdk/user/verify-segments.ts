@@ -88,7 +88,7 @@ export async function verifySegmentedSettlement(o: {
     if (!ok) throw new SettlementInvalid(`segment ${index}'s proof does not verify under ${circuit}'s key`);
   };
   const links = o.proofs
-    ? await linksOfChain(states, o.proofs)
+    ? linksOfChain(states, o.proofs)
     : await linksOfSteps(chain, escrow, claimId, digest, states);
   for (const [index, link] of links.entries()) await verify(index, link.stateIn, link.stateOut, link.words);
   checks.push(
@@ -120,7 +120,7 @@ interface ProvenLink {
 }
 
 /** settleChain's links: link j is states[j] → states[j + 1] with proofs[8j .. 8j + 7]. */
-async function linksOfChain(states: readonly bigint[], proofs: readonly bigint[]): Promise<ProvenLink[]> {
+function linksOfChain(states: readonly bigint[], proofs: readonly bigint[]): ProvenLink[] {
   if (proofs.length !== 8 * (states.length - 1))
     throw new SettlementInvalid(
       `the settleChain call carries ${proofs.length} proof words for ${states.length - 1} links`,
@@ -161,7 +161,7 @@ async function linksOfSteps(
       const spanStates = call.args[1] as readonly bigint[];
       if (spanStates[0] !== stateIn || spanStates[spanStates.length - 1] !== stateOut)
         throw new SettlementInvalid(`transaction ${step.txHash} proves another span than step ${j - 1}`);
-      out.push(...(await linksOfChain(spanStates, call.args[2] as readonly bigint[])));
+      out.push(...linksOfChain(spanStates, call.args[2] as readonly bigint[]));
     } else {
       throw new SettlementInvalid(
         `transaction ${step.txHash} calls ${call.functionName}, not proveSegment or proveSegments`,

@@ -43,11 +43,11 @@ let b: Proven; // 20 records, violated at record 3, 3 links
 /** The gas of settleChain's 3-link settlement of claim A, for the full-batch estimate. */
 let settleChainGas = 0n;
 
-async function proven(n: number, bad: number[], links?: number): Promise<Proven> {
+async function proven(n: number, bad: number[]): Promise<Proven> {
   const { claimId } = await claimOn(w, n, bad);
   const escrow = w.deployment.escrow;
   const prepared = await prepareSegments(await loadClaim(w.store, escrow, claimId), escrow);
-  const got = await w.pool.proveAll(prepared.tasks.slice(0, links ?? prepared.tasks.length));
+  const got = await w.pool.proveAll(prepared.tasks);
   const words = got.sort((x, y) => x.index - y.index).map((p) => p.words.map(BigInt));
   return { claimId, prepared, digest: (await escrow.claimDigests(claimId)).current, words };
 }
