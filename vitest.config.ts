@@ -13,5 +13,12 @@ export default defineConfig({
     // The default is cores − 1, which is one worker on the 2-core CI machines; the slow files are
     // single-threaded witness and fast-check loops, so two workers halve the wall time.
     maxWorkers: 2,
+    // Sessions hash their leaves on a worker thread by default (sdk/provider/leaf-hasher.ts), which costs each
+    // test file that records ~1 s of CPU to start: npm test hashes inline, except test/sdk/leaf-hasher.test.ts,
+    // and test:full runs every session through the worker, as the product does.
+    env: {
+      VAI_LEAF_HASHING:
+        process.env.VAI_LEAF_HASHING ?? (process.env.ZKVAI_FULL === "1" ? "worker" : "inline"),
+    },
   },
 });

@@ -35,12 +35,40 @@ export function assertField(x: bigint, what = "value"): bigint {
   return x;
 }
 
+/** A Poseidon implementation over 1..16 field elements (inputs already checked). */
+export type PoseidonImplementation = (inputs: bigint[]) => bigint;
+
+/** poseidon-lite: the definition. A faster implementation is used only once it agrees with it (installPoseidon). */
+const reference: PoseidonImplementation = (inputs) => byArity[inputs.length - 1]!(inputs);
+let implementation: PoseidonImplementation = reference;
+
 /** circomlib Poseidon over 1..16 field elements. */
 export function poseidon(inputs: readonly bigint[]): bigint {
-  const fn = byArity[inputs.length - 1];
-  if (!fn) throw new RangeError(`Poseidon takes 1..${POSEIDON_MAX_INPUTS} inputs, got ${inputs.length}`);
+  if (inputs.length < 1 || inputs.length > POSEIDON_MAX_INPUTS)
+    throw new RangeError(`Poseidon takes 1..${POSEIDON_MAX_INPUTS} inputs, got ${inputs.length}`);
   inputs.forEach((x, i) => assertField(x, `Poseidon input ${i}`));
-  return fn([...inputs]);
+  return implementation([...inputs]);
+}
+
+/**
+ * Replaces this thread's Poseidon with a faster implementation of the same function (the leaf hasher's
+ * WebAssembly one, sdk/provider/leaf-worker.ts), after checking it against poseidon-lite at every arity on
+ * inputs that cover 0, 1, r − 1 and values spread over the field. Anything that disagrees is refused and
+ * the reference stays: a wrong hash would not break soundness (the circuit recomputes every hash) but
+ * would leave the provider unable to prove its own checkpoints.
+ */
+export function installPoseidon(candidate: PoseidonImplementation): void {
+  for (let arity = 1; arity <= POSEIDON_MAX_INPUTS; arity++) {
+    const samples = [
+      Array.from({ length: arity }, () => 0n),
+      Array.from({ length: arity }, (_, i) => (i % 2 === 0 ? 1n : FIELD_MODULUS - 1n)),
+      Array.from({ length: arity }, (_, i) => (FIELD_MODULUS / 7n) * BigInt(i + 1) + BigInt(arity)),
+    ];
+    for (const inputs of samples)
+      if (candidate([...inputs]) !== reference([...inputs]))
+        throw new Error(`installPoseidon: the candidate disagrees with poseidon-lite at arity ${arity}`);
+  }
+  implementation = candidate;
 }
 
 /**

@@ -1,13 +1,35 @@
 // The session's chained leaves, chain heads and commitment roots, kept off the tool-call path.
 // A leaf costs ~2 ms of Poseidon in JS (poseidon-lite), twice the whole per-call
 // budget, while a record is durable (P7) as soon as the store has it: so records
-// are hashed in idle time, one per event-loop turn, and synchronously only when a
-// root is asked for. Subtrees that are complete are hashed once and cached, so
-// the root of any prefix costs O(log n) hashes beyond the leaves.
+// are hashed elsewhere (a LeafOffload: the provider's worker thread, sdk/provider/leaf-hasher.ts)
+// or, without one, in idle time, one per event-loop turn; and synchronously only when a
+// root is asked for and the leaves are not there yet. Subtrees that are complete are hashed
+// once and cached, so the root of any prefix costs O(log n) hashes beyond the leaves.
 import { encodeRecord } from "./encoding.js";
 import { parentHash, TREE_ARITY, treeHeight, zeroHash } from "./merkle.js";
 import type { EncodingProfile } from "./profile.js";
 import type { TraceRecord } from "./records.js";
+
+/**
+ * Somewhere else that hashes a log's records into the same chained leaves (another thread). It is only
+ * ever a speed-up: whatever it has not delivered when a leaf is needed, the log computes itself.
+ */
+export interface LeafOffload {
+  /** False once it stopped working; the log then hashes in idle turns, as without one. */
+  working(): boolean;
+  /** Sends the next record (seq order); its leaf comes back through the accept callback given at open. */
+  push(record: TraceRecord): void;
+  /** Delivers the leaves computed so far, then blocks until done() or until waiting is pointless. */
+  collect(done: () => boolean): void;
+  close(): void;
+}
+
+/** Opens an offload for one log; accept(seq, leaf) takes each leaf it computes, in seq order. */
+export type OpenLeafOffload = (
+  profile: EncodingProfile,
+  secret: bigint,
+  accept: (seq: number, leaf: bigint) => void,
+) => LeafOffload;
 
 export class LeafLog {
   /** Records acknowledged but not hashed yet, in seq order, from pending[nextPending]. */
@@ -16,11 +38,15 @@ export class LeafLog {
   /** nodes[l][i] covers leaves [i·16^l, (i+1)·16^l); only complete subtrees are kept. */
   private readonly nodes: bigint[][] = [[]];
   private idle: NodeJS.Immediate | undefined;
+  private readonly offload: LeafOffload | undefined;
 
   constructor(
     private readonly profile: EncodingProfile,
     private readonly secret: bigint,
-  ) {}
+    offload?: OpenLeafOffload,
+  ) {
+    this.offload = offload?.(profile, secret, (seq, leaf) => this.accept(seq, leaf));
+  }
 
   /** Records pushed so far, hashed or not. */
   get length(): number {
@@ -32,7 +58,8 @@ export class LeafLog {
     if (record.seq !== this.length)
       throw new RangeError(`leaf log: expected seq ${this.length}, got ${record.seq}`);
     this.pending.push(record);
-    this.scheduleIdle();
+    if (this.offload?.working()) this.offload.push(record);
+    else this.scheduleIdle();
   }
 
   /** The first n leaves, hashing what is still pending. */
@@ -62,6 +89,14 @@ export class LeafLog {
   dispose(): void {
     if (this.idle) clearImmediate(this.idle);
     this.idle = undefined;
+    this.offload?.close();
+  }
+
+  /** A leaf from the offload. One this log already computed itself (it could not wait) is dropped. */
+  private accept(seq: number, leaf: bigint): void {
+    if (seq !== this.nodes[0].length) return;
+    this.nodes[0].push(leaf);
+    this.advancePending();
   }
 
   private node(level: number, index: number, n: number): bigint {
@@ -80,14 +115,20 @@ export class LeafLog {
   }
 
   private hashUpTo(n: number): void {
+    if (this.nodes[0].length < n && this.offload?.working())
+      this.offload.collect(() => this.nodes[0].length >= n);
     while (this.nodes[0].length < n) this.hashOne();
   }
 
   private hashOne(): void {
-    const record = this.pending[this.nextPending++];
+    const record = this.pending[this.nextPending];
     const prev = this.nodes[0].at(-1) ?? 0n;
     this.nodes[0].push(encodeRecord(record, this.profile, this.secret, prev).leaf);
-    if (this.nextPending === this.pending.length) {
+    this.advancePending();
+  }
+
+  private advancePending(): void {
+    if (++this.nextPending === this.pending.length) {
       this.pending = [];
       this.nextPending = 0;
     }
@@ -95,6 +136,8 @@ export class LeafLog {
 
   private scheduleIdle(): void {
     if (this.idle || this.nextPending === this.pending.length) return;
+    // With a working offload the leaves come from there; idle hashing would only race it on this thread.
+    if (this.offload?.working()) return;
     // setImmediate, not a microtask: the agent's next turn runs first, and the
     // process may exit with leaves unhashed (they are recomputable from the store).
     this.idle = setImmediate(() => {

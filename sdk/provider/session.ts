@@ -13,6 +13,7 @@ import { canonicalJson, type Json } from "../core/canonical.js";
 import { Checkpointer } from "./checkpointer.js";
 import { gatedTools } from "./guard.js";
 import { LeafLog } from "../core/leaf-log.js";
+import { processLeafHasher } from "./leaf-hasher.js";
 import type { EncodingProfile } from "../core/profile.js";
 import {
   authorizationBody,
@@ -83,7 +84,8 @@ export class Session {
   ) {
     this.sessionId = ctx.sessionId;
     if (openTx) this.openTx = openTx;
-    this.leaves = new LeafLog(ctx.profile, ctx.secret);
+    const hasher = processLeafHasher();
+    this.leaves = new LeafLog(ctx.profile, ctx.secret, hasher && ((...open) => hasher.open(...open)));
     this.calls = new CallRunner(ctx, this.ledger, {
       count: () => this.count,
       write: (body) => this.write(body),

@@ -1,0 +1,11 @@
+// The leaf hasher's worker entry (sdk/provider/leaf-hasher.ts starts it by URL). Plain JavaScript, because a
+// worker thread in Node 20 does not inherit tsx's loader: from a checkout (tests, scripts run with tsx) the
+// worker registers tsx itself before it loads the TypeScript source; from the built package the entry is
+// the compiled .js and tsx is not needed. scripts/copy-assets.mjs copies this file into dist/.
+import { workerData } from "node:worker_threads";
+
+if (workerData.entry.endsWith(".ts")) {
+  const { register } = await import("tsx/esm/api");
+  register();
+}
+await import(workerData.entry);

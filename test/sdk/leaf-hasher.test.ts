@@ -1,0 +1,190 @@
+// Leaf hashing off the agent's thread (sdk/provider/leaf-hasher.ts): the worker's leaves are the inline
+// leaves, whether the worker is ready, still starting, or dead; and its WebAssembly Poseidon is poseidon-lite.
+import { afterAll, describe, expect, it } from "vitest";
+import * as lite from "poseidon-lite";
+import { encodeTrace } from "../../sdk/core/encoding.js";
+import { FIELD_MODULUS, installPoseidon, poseidon } from "../../sdk/core/hash.js";
+import { LeafLog } from "../../sdk/core/leaf-log.js";
+import type { EncodingProfile } from "../../sdk/core/profile.js";
+import type { TraceRecord } from "../../sdk/core/records.js";
+import { LeafHasher, processLeafHasher } from "../../sdk/provider/leaf-hasher.js";
+import { openSession, sessionEnv, storedRoot } from "./session-fixture.js";
+
+// npm test records through inline hashing (vitest.config.ts); this file is where whole sessions go through
+// the worker, as they do by default in the product and in test:full.
+process.env.VAI_LEAF_HASHING = "worker";
+
+const PROFILE: EncodingProfile = { version: 1, tools: { read: {}, send_email: { target: "to" } } };
+const SECRET = 0x5ec2e7n;
+
+/** Calls of both tools, long and short results, and an error: every path of the record encoding that a leaf takes. */
+function records(n: number): TraceRecord[] {
+  return Array.from({ length: n }, (_, seq): TraceRecord => {
+    if (seq % 7 === 3)
+      return {
+        kind: "call",
+        seq,
+        ts: 1000 + seq,
+        tool: "send_email",
+        args: { to: `u${seq}@x.example` },
+        error: "refused",
+      };
+    return {
+      kind: "call",
+      seq,
+      ts: 1000 + seq,
+      tool: "read",
+      args: { page: seq },
+      result: "é".repeat(seq * 5),
+    };
+  });
+}
+
+const hashers: LeafHasher[] = [];
+function hasher(opts?: { wasm?: boolean }): LeafHasher {
+  const h = new LeafHasher(opts);
+  hashers.push(h);
+  return h;
+}
+afterAll(async () => {
+  await Promise.all(hashers.map((h) => h.terminate()));
+});
+
+async function ready(h: LeafHasher): Promise<void> {
+  await h.started;
+  expect(h.startupMs).toBeGreaterThan(0);
+}
+
+describe("leaf hashing on a worker thread", () => {
+  const trace = records(60);
+  const expected = encodeTrace(trace, PROFILE, SECRET).map((r) => r.leaf);
+
+  it("gives the inline leaves, heads and roots, with the WebAssembly Poseidon running", async () => {
+    const h = hasher();
+    await ready(h);
+    expect(h.accelerated).toBe(true);
+    const inline = new LeafLog(PROFILE, SECRET);
+    const offloaded = new LeafLog(PROFILE, SECRET, (...open) => h.open(...open));
+    for (const r of trace) {
+      inline.push(r);
+      offloaded.push(r);
+    }
+    // Synchronous: head() waits for the worker's leaves rather than hashing them here.
+    expect(offloaded.head(37)).toBe(expected[36]);
+    expect(offloaded.leaves()).toEqual(expected);
+    expect(offloaded.root()).toBe(inline.root());
+    expect(offloaded.root(17)).toBe(inline.root(17));
+    inline.dispose();
+    offloaded.dispose();
+  });
+
+  it("delivers the leaves in the background when nothing asks for them", async () => {
+    const h = hasher();
+    await ready(h);
+    const log = new LeafLog(PROFILE, SECRET, (...open) => h.open(...open));
+    for (const r of trace) log.push(r);
+    // Peek without hashing: the private leaf array fills from the worker's messages alone.
+    const delivered = () => (log as unknown as { nodes: bigint[][] }).nodes[0].length;
+    for (let i = 0; i < 500 && delivered() < trace.length; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(delivered()).toBe(trace.length);
+    expect(log.leaves()).toEqual(expected);
+    log.dispose();
+  });
+
+  it("hashes on its own thread while the worker starts, and drops the worker's late copies", async () => {
+    const h = hasher();
+    const log = new LeafLog(PROFILE, SECRET, (...open) => h.open(...open));
+    for (const r of trace.slice(0, 10)) log.push(r);
+    expect(log.head(10)).toBe(expected[9]); // the worker is still loading: computed here
+    await ready(h);
+    for (const r of trace.slice(10)) log.push(r);
+    expect(log.leaves()).toEqual(expected);
+    log.dispose();
+  });
+
+  it("keeps going on its own thread after the worker dies", async () => {
+    const h = hasher();
+    await ready(h);
+    const log = new LeafLog(PROFILE, SECRET, (...open) => h.open(...open));
+    for (const r of trace.slice(0, 30)) log.push(r);
+    expect(log.head(5)).toBe(expected[4]);
+    await h.terminate();
+    expect(h.working).toBe(false);
+    for (const r of trace.slice(30)) log.push(r);
+    expect(log.leaves()).toEqual(expected);
+    const inline = new LeafLog(PROFILE, SECRET);
+    for (const r of trace) inline.push(r);
+    expect(log.root()).toBe(inline.root());
+    inline.dispose();
+    log.dispose();
+  });
+
+  it("runs poseidon-lite when asked to, and gives the same leaves", async () => {
+    const h = hasher({ wasm: false });
+    await ready(h);
+    expect(h.accelerated).toBe(false);
+    const log = new LeafLog(PROFILE, SECRET, (...open) => h.open(...open));
+    for (const r of trace.slice(0, 12)) log.push(r);
+    expect(log.leaves()).toEqual(expected.slice(0, 12));
+    log.dispose();
+  });
+});
+
+describe("installPoseidon", () => {
+  it("refuses an implementation that differs from poseidon-lite at any arity, and keeps the reference", () => {
+    const before = poseidon([1n, 2n]);
+    const wrongAt16 = (xs: bigint[]) =>
+      xs.length === 16
+        ? 1n
+        : (lite as never as Record<string, (x: bigint[]) => bigint>)[`poseidon${xs.length}`]!(xs);
+    expect(() => installPoseidon(wrongAt16)).toThrow(/arity 16/);
+    expect(() => installPoseidon(() => 0n)).toThrow(/arity 1\b/);
+    expect(poseidon([1n, 2n])).toBe(before);
+  });
+
+  it("circomlibjs' WebAssembly Poseidon equals poseidon-lite on random inputs at every arity", async () => {
+    const specifier = "circomlibjs";
+    const { buildPoseidon } = (await import(specifier)) as {
+      buildPoseidon: () => Promise<
+        ((x: bigint[]) => Uint8Array) & { F: { toObject(x: Uint8Array): bigint } }
+      >;
+    };
+    const wasm = await buildPoseidon();
+    let seed = 0x1234_5678n;
+    const next = () => (seed = (seed * 6364136223846793005n + 1442695040888963407n) % FIELD_MODULUS);
+    for (let arity = 1; arity <= 16; arity++)
+      for (let k = 0; k < 8; k++) {
+        const inputs = Array.from({ length: arity }, next);
+        expect(wasm.F.toObject(wasm(inputs))).toBe(poseidon(inputs));
+      }
+  });
+});
+
+describe("a Session on the worker", () => {
+  it("checkpoints, receipts and close carry the leaves the store's records give", async () => {
+    const env = await sessionEnv(10);
+    const hasher = processLeafHasher()!;
+    const { session, sessionId, store } = await openSession(env, {
+      policy: { everyRecords: 10, everyMs: 600_000, retry: { initialMs: 10, maxMs: 40 } },
+    });
+    await hasher.started;
+    const before = hasher.delivered.leaves;
+    for (let i = 0; i < 45; i++) {
+      await session.call("read", { page: i }, async () => `page ${i}`);
+      // Yield now and then, as an agent waiting on a model does: checkpoints land meanwhile.
+      if (i % 9 === 0) await new Promise((r) => setTimeout(r, 5));
+    }
+    await session.flush();
+    const stored = store.session(sessionId)!;
+    const expected = encodeTrace(store.records(sessionId), stored.profile, stored.secret).map((r) => r.leaf);
+    const onChain = await env.escrow.checkpointsOf(sessionId);
+    expect(onChain.length).toBeGreaterThan(0);
+    for (const c of onChain) expect(c.root).toBe(expected[c.n - 1]);
+    expect((await session.receipt(30)).root).toBe(expected[29]);
+    const closed = await session.close();
+    expect(closed.finalRoot).toBe(storedRoot(store, sessionId));
+    // The leaves came from the worker, not from this thread.
+    expect(hasher.delivered.leaves - before).toBeGreaterThanOrEqual(45);
+    store.close();
+  });
+});
