@@ -19,6 +19,7 @@ export {
   type StoredSession,
 } from "./provider/store.js";
 export { NoVerifierError, registerPromise, type PromiseSpec } from "./provider/promises.js";
+export { LeafHasher, processLeafHasher } from "./provider/leaf-hasher.js";
 export { DEFAULT_POLICY, type CheckpointPolicy } from "./provider/checkpointer.js";
 export { jsonLogger, memoryLogger, silentLogger, type Logger } from "./provider/log.js";
 export type { CoveringPromise, PromiseRef } from "./provider/guard.js";

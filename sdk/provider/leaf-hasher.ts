@@ -41,8 +41,7 @@ export class LeafHasher {
   private nextLog = 0;
   /** Whether the worker runs the WebAssembly Poseidon; undefined until it has started. */
   accelerated: boolean | undefined;
-  /** Settles once the worker takes requests, or has died: a session that opens before then hashes its first leaves itself. */
-  readonly started: Promise<void>;
+  private readonly startup: Promise<void>;
   /** Milliseconds from construction until the worker took requests (loading its modules, building its Poseidon). */
   startupMs: number | undefined;
   private readonly createdAt = performance.now();
@@ -51,7 +50,7 @@ export class LeafHasher {
   readonly delivered = { leaves: 0, workerMs: 0 };
 
   constructor(opts: { wasm?: boolean } = {}) {
-    this.started = new Promise((resolve) => (this.markStarted = resolve));
+    this.startup = new Promise((resolve) => (this.markStarted = resolve));
     const channel = new MessageChannel();
     this.port = channel.port1;
     const { boot, entry } = workerFiles();
@@ -80,6 +79,15 @@ export class LeafHasher {
     // Neither keeps a process alive: unhashed leaves are recomputable from the store.
     this.worker.unref();
     this.port.unref();
+  }
+
+  /**
+   * Settles once the worker takes requests, or has died; a session that records before then hashes its first
+   * leaves itself. Awaiting it keeps the process alive until then (the worker itself never does).
+   */
+  get started(): Promise<void> {
+    this.worker.ref();
+    return this.startup.finally(() => this.worker.unref());
   }
 
   /** True until the worker died; a session whose hasher stops working hashes on its own thread. */

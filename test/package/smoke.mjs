@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { registerPromise, Session, TraceStore, scopedSessionId, ZkvaiError } from "zkvai";
+import { processLeafHasher, registerPromise, Session, TraceStore, scopedSessionId, ZkvaiError } from "zkvai";
 import { PUBLIC_INPUTS } from "zkvai/core";
 import { embeddedChain } from "zkvai/dev";
 import { answerClaim, deployZkVai, releaseProver } from "zkvai/prover";
@@ -31,6 +31,10 @@ try {
   });
 
   const sessionId = scopedSessionId(providerWallet.account.address, `smoke:${Date.now()}`);
+  // The leaf hasher's worker runs from the installed package (its compiled entry and boot script, no tsx),
+  // with the WebAssembly Poseidon it checked against poseidon-lite.
+  await processLeafHasher().started;
+  assert.equal(processLeafHasher().accelerated, true);
   const session = await Session.open({ store, escrow, sessionId, user: userWallet.account.address, profile });
   await session.call(
     "read_inbox",
@@ -48,6 +52,7 @@ try {
   );
   const closed = await session.close();
   assert.equal(session.count, 2);
+  assert.ok(processLeafHasher().delivered.leaves >= 2, "the session's leaves came from the worker");
 
   const claim = await escrow.as(userWallet).fileClaim(sessionId, promiseId, ETH / 10n);
   const answer = await answerClaim(store, escrow, claim.claimId);
