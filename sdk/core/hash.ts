@@ -53,16 +53,22 @@ export function poseidon(inputs: readonly bigint[]): bigint {
 /**
  * Replaces this thread's Poseidon with a faster implementation of the same function (the leaf hasher's
  * WebAssembly one, sdk/provider/leaf-worker.ts), after checking it against poseidon-lite at every arity on
- * inputs that cover 0, 1, r − 1 and values spread over the field. Anything that disagrees is refused and
- * the reference stays: a wrong hash would not break soundness (the circuit recomputes every hash) but
- * would leave the provider unable to prove its own checkpoints.
+ * inputs that cover 0, 1, r − 1, values spread over the field and fresh random ones (so that no fixed list
+ * can be matched). Anything that disagrees is refused and the reference stays: a wrong hash would not
+ * break soundness (the circuit recomputes every hash) but would leave the provider unable to prove its own
+ * checkpoints.
  */
 export function installPoseidon(candidate: PoseidonImplementation): void {
+  const random = (): bigint => {
+    const bytes = crypto.getRandomValues(new Uint8Array(32));
+    return bytes.reduce((x, b) => (x << 8n) | BigInt(b), 0n) % FIELD_MODULUS;
+  };
   for (let arity = 1; arity <= POSEIDON_MAX_INPUTS; arity++) {
     const samples = [
       Array.from({ length: arity }, () => 0n),
       Array.from({ length: arity }, (_, i) => (i % 2 === 0 ? 1n : FIELD_MODULUS - 1n)),
       Array.from({ length: arity }, (_, i) => (FIELD_MODULUS / 7n) * BigInt(i + 1) + BigInt(arity)),
+      ...Array.from({ length: 4 }, () => Array.from({ length: arity }, random)),
     ];
     for (const inputs of samples)
       if (candidate([...inputs]) !== reference([...inputs]))

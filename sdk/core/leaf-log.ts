@@ -19,17 +19,21 @@ export interface LeafOffload {
   working(): boolean;
   /** Sends the next record (seq order); its leaf comes back through the accept callback given at open. */
   push(record: TraceRecord): void;
-  /** Delivers the leaves computed so far, then blocks until done() or until waiting is pointless. */
-  collect(done: () => boolean): void;
+  /**
+   * Delivers the leaves computed so far, then blocks until done(), or until waiting would cost more than
+   * hashing the `missing` leaves here.
+   */
+  collect(done: () => boolean, missing: number): void;
   close(): void;
 }
 
-/** Opens an offload for one log; accept(seq, leaf) takes each leaf it computes, in seq order. */
-export type OpenLeafOffload = (
-  profile: EncodingProfile,
-  secret: bigint,
-  accept: (seq: number, leaf: bigint) => void,
-) => LeafOffload;
+/** Where an offload delivers a log's leaves, in seq order. Held weakly by the offload: see LeafLog. */
+export interface LeafSink {
+  accept(seq: number, leaf: bigint): void;
+}
+
+/** Opens an offload for one log. */
+export type OpenLeafOffload = (profile: EncodingProfile, secret: bigint, sink: LeafSink) => LeafOffload;
 
 export class LeafLog {
   /** Records acknowledged but not hashed yet, in seq order, from pending[nextPending]. */
@@ -38,14 +42,17 @@ export class LeafLog {
   /** nodes[l][i] covers leaves [i·16^l, (i+1)·16^l); only complete subtrees are kept. */
   private readonly nodes: bigint[][] = [[]];
   private idle: NodeJS.Immediate | undefined;
-  private readonly offload: LeafOffload | undefined;
+  private offload: LeafOffload | undefined;
+  // The offload holds this sink weakly, and only this log holds it: a log its owner drops without dispose()
+  // is collected, and the offload forgets it then.
+  private readonly sink: LeafSink = { accept: (seq, leaf) => this.accept(seq, leaf) };
 
   constructor(
     private readonly profile: EncodingProfile,
     private readonly secret: bigint,
     offload?: OpenLeafOffload,
   ) {
-    this.offload = offload?.(profile, secret, (seq, leaf) => this.accept(seq, leaf));
+    this.offload = offload?.(profile, secret, this.sink);
   }
 
   /** Records pushed so far, hashed or not. */
@@ -90,6 +97,8 @@ export class LeafLog {
     if (this.idle) clearImmediate(this.idle);
     this.idle = undefined;
     this.offload?.close();
+    // Leaves still owed would never come: from here on the log hashes on demand, on this thread.
+    this.offload = undefined;
   }
 
   /** A leaf from the offload. One this log already computed itself (it could not wait) is dropped. */
@@ -116,7 +125,7 @@ export class LeafLog {
 
   private hashUpTo(n: number): void {
     if (this.nodes[0].length < n && this.offload?.working())
-      this.offload.collect(() => this.nodes[0].length >= n);
+      this.offload.collect(() => this.nodes[0].length >= n, n - this.nodes[0].length);
     while (this.nodes[0].length < n) this.hashOne();
   }
 

@@ -2,7 +2,7 @@
 // (sdk/provider/leaf-hasher.ts has the protocol). It computes exactly what sdk/core/encoding.ts computes on
 // the agent's thread, with circomlibjs' WebAssembly Poseidon installed in place of poseidon-lite (about 3×
 // faster at 8 inputs, 6× at 16) once it has agreed with poseidon-lite at every arity (installPoseidon).
-import { workerData, type MessagePort } from "node:worker_threads";
+import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import { encodeRecord } from "../core/encoding.js";
 import { installPoseidon, type PoseidonImplementation } from "../core/hash.js";
 import type { EncodingProfile } from "../core/profile.js";
@@ -53,8 +53,10 @@ port.on("message", (request: HasherRequest) => {
   try {
     handle(request);
   } catch (e) {
-    // Every waiter stops waiting and hashes on its own thread; the error surfaces as the worker's.
+    // Every waiter stops waiting and hashes on its own thread (the count moves too, so that a waiter that read
+    // it just before sleeps on a changed value); the error surfaces as the worker's.
     Atomics.store(flags, HASHER_STATE, HASHER_FAILED);
+    Atomics.add(flags, LEAVES_POSTED, 1);
     Atomics.notify(flags, LEAVES_POSTED);
     throw e;
   }
@@ -67,6 +69,12 @@ function handle(request: HasherRequest): void {
       return;
     case "close":
       logs.delete(request.log);
+      return;
+    case "stop":
+      // Let the thread end on its own, between requests: forcing it (Worker.terminate) while it ran
+      // WebAssembly crashed the process now and then (free(): invalid pointer) in the tests.
+      port.close();
+      parentPort?.close();
       return;
     case "push": {
       const log = logs.get(request.log);

@@ -27,7 +27,7 @@ export type BuildRecovered<S> = (
   ctx: SessionContext,
   records: readonly TraceRecord[],
   openTx: SessionOpenTx | undefined,
-) => { session: S; checkpointer: Checkpointer };
+) => { session: S; checkpointer: Checkpointer; abandon: () => void };
 
 export async function recoverSession<S>(opts: RecoverOptions, build: BuildRecovered<S>): Promise<S> {
   checkClients(opts, SessionRecoveryError);
@@ -75,7 +75,7 @@ async function resume<S>(
   );
   const capacity = await settleableRecords(escrow, promises);
   const ctx = { store, escrow, sessionId, profile: stored.profile, secret: stored.secret, log, policy };
-  const { session, checkpointer } = build(
+  const { session, checkpointer, abandon } = build(
     {
       ...ctx,
       promises,
@@ -88,14 +88,20 @@ async function resume<S>(
     records,
     openTx,
   );
-  // Throws CheckpointMismatchError when a checkpoint commits records the store lost or changed.
-  await checkpointer.reconcile();
-  const { checkpoints } = checkpointer.stats;
-  if (info && checkpoints !== info.checkpointCount) {
-    throw new SessionRecoveryError(
-      `session ${sessionId}: ${checkpoints} Checkpointed events found, the escrow counts ${info.checkpointCount}; does the client's fromBlock precede the session?`,
-    );
+  try {
+    // Throws CheckpointMismatchError when a checkpoint commits records the store lost or changed.
+    await checkpointer.reconcile();
+    const { checkpoints } = checkpointer.stats;
+    if (info && checkpoints !== info.checkpointCount) {
+      throw new SessionRecoveryError(
+        `session ${sessionId}: ${checkpoints} Checkpointed events found, the escrow counts ${info.checkpointCount}; does the client's fromBlock precede the session?`,
+      );
+    }
+  } catch (e) {
+    abandon(); // the half-built session's leaves, and the leaf hasher's copy of them
+    throw e;
   }
+  const { checkpoints } = checkpointer.stats;
   checkpointer.recorded();
   log.log("info", "session.recovered", {
     sessionId,

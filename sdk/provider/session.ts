@@ -43,6 +43,8 @@ import {
   InvalidCallError,
   InvalidRecordError,
   SessionClosedError,
+  SessionOpenError,
+  SessionRecoveryError,
 } from "../core/errors.js";
 
 export { DEFAULT_POLICY, type CheckpointPolicy } from "./checkpointer.js";
@@ -115,6 +117,7 @@ export class Session {
    * written; if openSession fails it throws SessionOpenError, and no call can run (recover() retries it).
    */
   static async open(opts: SessionOptions): Promise<Session> {
+    startLeafHasher(SessionOpenError);
     const { ctx, openTx } = await openNewSession(opts);
     return new Session(ctx, [], openTx);
   }
@@ -125,9 +128,10 @@ export class Session {
    * the first one never landed, and continues at seq = stored count. A closed session is refused.
    */
   static async recover(opts: RecoverOptions): Promise<Session> {
+    startLeafHasher(SessionRecoveryError);
     return recoverSession(opts, (ctx, records, openTx) => {
       const session = new Session(ctx, records, openTx);
-      return { session, checkpointer: session.checkpointer };
+      return { session, checkpointer: session.checkpointer, abandon: () => session.leaves.dispose() };
     });
   }
 
@@ -376,5 +380,17 @@ export class Session {
     this.state = "closed";
     this.ctx.log.log("info", "session.closed", { sessionId: this.sessionId, ...this.closed });
     return this.closed;
+  }
+}
+
+/**
+ * Starts the process's leaf hasher before anything is written: a bad VAI_LEAF_HASHING refuses the session
+ * first, and the worker loads while openSession is sent.
+ */
+function startLeafHasher(refusal: typeof SessionOpenError | typeof SessionRecoveryError): void {
+  try {
+    processLeafHasher();
+  } catch (e) {
+    throw new refusal(messageOf(e), { cause: e });
   }
 }
