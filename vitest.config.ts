@@ -14,11 +14,8 @@ export default defineConfig({
     // single-threaded witness and fast-check loops, so two workers halve the wall time.
     maxWorkers: 2,
     // Sessions hash their leaves on a worker thread by default (sdk/provider/leaf-hasher.ts), which costs each
-    // test file that records ~1 s of CPU to start: npm test hashes inline, except test/sdk/leaf-hasher.test.ts,
-    // and test:full runs every session through the worker, as the product does.
-    env: {
-      VAI_LEAF_HASHING:
-        process.env.VAI_LEAF_HASHING ?? (process.env.ZKVAI_FULL === "1" ? "worker" : "inline"),
-    },
+    // test file that records ~1 s of CPU to start: the suites hash inline, except test/sdk/leaf-hasher.test.ts
+    // (whole sessions on the worker) and test:package (the installed package's worker).
+    env: { VAI_LEAF_HASHING: process.env.VAI_LEAF_HASHING ?? "inline" },
   },
 });

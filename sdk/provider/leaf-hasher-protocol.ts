@@ -13,8 +13,7 @@ export const HASHER_FAILED = 2;
 export type HasherRequest =
   | { op: "open"; log: number; profile: EncodingProfile; secret: bigint }
   | { op: "push"; log: number; record: TraceRecord }
-  | { op: "close"; log: number }
-  | { op: "stop" };
+  | { op: "close"; log: number };
 
 /** A leaf (with the milliseconds the worker spent on it), or the worker's word that it has started. */
 export type HasherResult =

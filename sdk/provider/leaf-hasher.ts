@@ -56,7 +56,6 @@ export class LeafHasher {
   private readonly logs = new Map<number, WeakRef<LeafSink>>();
   private readonly collected = new FinalizationRegistry<number>((log) => this.close(log));
   private nextLog = 0;
-  private stopping = false;
   /** Records sent, and leaves seen posted, when the worker last made progress: what tells a stall. */
   private sent = 0;
   private progress = { posted: 0, at: performance.now() };
@@ -89,7 +88,7 @@ export class LeafHasher {
       transferList: [channel.port2],
     });
     this.worker.on("error", (e) => this.fail(`it threw: ${e.message}`));
-    this.worker.on("exit", (code) => this.fail(`it exited with code ${code}`, { quiet: this.stopping }));
+    this.worker.on("exit", (code) => this.fail(`it exited with code ${code}`));
     this.port.on("message", (m: HasherResult) => this.dispatch(m));
     // A worker that cannot start is given up like one that stalls. The timer holds no process open.
     setTimeout(() => {
@@ -136,19 +135,6 @@ export class LeafHasher {
     };
   }
 
-  /**
-   * Stops the worker once it has answered what it was sent, and resolves when its thread has ended; from
-   * then on sessions hash on their own thread (tests; a process otherwise just exits).
-   */
-  async stop(): Promise<void> {
-    if (!this.working) return;
-    this.stopping = true;
-    const exited = new Promise<void>((resolve) => this.worker.once("exit", () => resolve()));
-    this.worker.ref();
-    this.port.postMessage({ op: "stop" } satisfies HasherRequest);
-    await exited;
-  }
-
   private close(log: number): void {
     if (this.logs.delete(log)) this.send({ op: "close", log });
   }
@@ -158,17 +144,16 @@ export class LeafHasher {
   }
 
   /** Gives the worker up: every waiter wakes (the count moves, so none sleeps on), and says so once. */
-  private fail(why: string, { quiet = false } = {}): void {
+  private fail(why: string): void {
     if (!this.working) return;
     Atomics.store(this.flags, HASHER_STATE, HASHER_FAILED);
     Atomics.add(this.flags, LEAVES_POSTED, 1);
     Atomics.notify(this.flags, LEAVES_POSTED);
     this.logs.clear();
     this.markStarted();
-    if (!quiet)
-      process.emitWarning(
-        `zkvai: the leaf hasher's worker is given up (${why}); sessions hash on their own thread`,
-      );
+    process.emitWarning(
+      `zkvai: the leaf hasher's worker is given up (${why}); sessions hash on their own thread`,
+    );
   }
 
   private dispatch(m: HasherResult): void {

@@ -2,7 +2,7 @@
 // (sdk/provider/leaf-hasher.ts has the protocol). It computes exactly what sdk/core/encoding.ts computes on
 // the agent's thread, with circomlibjs' WebAssembly Poseidon installed in place of poseidon-lite (about 3×
 // faster at 8 inputs, 6× at 16) once it has agreed with poseidon-lite at every arity (installPoseidon).
-import { parentPort, workerData, type MessagePort } from "node:worker_threads";
+import { workerData, type MessagePort } from "node:worker_threads";
 import { encodeRecord } from "../core/encoding.js";
 import { installPoseidon, type PoseidonImplementation } from "../core/hash.js";
 import type { EncodingProfile } from "../core/profile.js";
@@ -69,12 +69,6 @@ function handle(request: HasherRequest): void {
       return;
     case "close":
       logs.delete(request.log);
-      return;
-    case "stop":
-      // Let the thread end on its own, between requests: forcing it (Worker.terminate) while it ran
-      // WebAssembly crashed the process now and then (free(): invalid pointer) in the tests.
-      port.close();
-      parentPort?.close();
       return;
     case "push": {
       const log = logs.get(request.log);
