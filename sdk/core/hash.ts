@@ -67,7 +67,7 @@ export function installPoseidon(candidate: PoseidonImplementation): void {
     const samples = [
       Array.from({ length: arity }, () => 0n),
       Array.from({ length: arity }, (_, i) => (i % 2 === 0 ? 1n : FIELD_MODULUS - 1n)),
-      Array.from({ length: arity }, (_, i) => (FIELD_MODULUS / 7n) * BigInt(i + 1) + BigInt(arity)),
+      Array.from({ length: arity }, (_, i) => (FIELD_MODULUS / 17n) * BigInt(i + 1) + BigInt(arity)),
       ...Array.from({ length: 4 }, () => Array.from({ length: arity }, random)),
     ];
     for (const inputs of samples)
