@@ -28,6 +28,7 @@ import { ROOT } from "../../sdk/manifest/packages.js";
 import { EXAMPLE_ALLOWLIST, EXAMPLE_PROFILE, FRAMEWORKS, type Framework } from "../../examples/agent.js";
 import { AGENTS } from "../../examples/index.js";
 import { benchMachine } from "./machine.js";
+import { percentile } from "./analysis.js";
 
 /** An in-process development chain: claims settle right after close (production waits RECEIPT_WINDOW, `vai deploy`). */
 const DEV = { receiptWindow: 0 };
@@ -68,11 +69,6 @@ interface RunCost {
   cpuPerCall: number;
   workerPerCall: number;
 }
-
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0;
-};
 
 /**
  * Times a run: `run` returns how many tool calls it made; with a session, every Session.call's own time

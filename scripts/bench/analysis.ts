@@ -16,6 +16,12 @@ export function spread(xs: readonly number[]): Spread {
   return { min: s[0], median, max: s[s.length - 1] };
 }
 
+/** The p-quantile (0 ≤ p ≤ 1) of xs by the nearest rank below, 0 for none: a bench's p50 and p99. */
+export function percentile(xs: readonly number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0;
+}
+
 export interface Fit {
   /** Coefficients, lowest degree first: y ≈ c[0] + c[1]·x + c[2]·x² … */
   coefficients: number[];

@@ -35,6 +35,7 @@ import { releaseProver } from "../../prover/prove.js";
 import { ROOT } from "../../sdk/manifest/packages.js";
 import { EXAMPLE_ALLOWLIST, EXAMPLE_PROFILE } from "../../examples/agent.js";
 import { benchMachine } from "./machine.js";
+import { percentile } from "./analysis.js";
 import { appendResult, settleBySegments, TX_GAS_CAP } from "./long-session-claim.js";
 
 const { values } = parseArgs({
@@ -75,11 +76,6 @@ const command = [
 ].join(" ");
 // Why the run did not settle as it should; reported (and the exit status set) once the result is written.
 const failures: string[] = [];
-
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0;
-};
 
 const node = await startHardhatNode();
 try {

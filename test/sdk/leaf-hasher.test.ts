@@ -1,7 +1,6 @@
 // Leaf hashing off the agent's thread (sdk/provider/leaf-hasher.ts): the worker's leaves are the inline
 // leaves, whether the worker is ready, still starting, or dead; and its WebAssembly Poseidon is poseidon-lite.
 import { describe, expect, it } from "vitest";
-import * as lite from "poseidon-lite";
 import { encodeTrace } from "../../sdk/core/encoding.js";
 import { FIELD_MODULUS, installPoseidon, poseidon } from "../../sdk/core/hash.js";
 import { LeafLog, type LeafSink } from "../../sdk/core/leaf-log.js";
@@ -174,31 +173,23 @@ describe("leaf hashing on a worker thread", () => {
 describe("installPoseidon", () => {
   it("refuses an implementation that differs from poseidon-lite at any arity, and keeps the reference", () => {
     const before = poseidon([1n, 2n]);
-    const wrongAt16 = (xs: bigint[]) =>
-      xs.length === 16
-        ? 1n
-        : (lite as never as Record<string, (x: bigint[]) => bigint>)[`poseidon${xs.length}`]!(xs);
+    const wrongAt16 = (xs: bigint[]) => (xs.length === 16 ? 1n : poseidon(xs));
     expect(() => installPoseidon(wrongAt16)).toThrow(/arity 16/);
     expect(() => installPoseidon(() => 0n)).toThrow(/arity 1\b/);
     expect(poseidon([1n, 2n])).toBe(before);
   });
 
   it("refuses one that agrees on every fixed sample and differs elsewhere: the fresh random inputs catch it", () => {
-    const real = (xs: bigint[]) =>
-      (lite as never as Record<string, (x: bigint[]) => bigint>)[`poseidon${xs.length}`]!(xs);
-    const fixed = (x: bigint) =>
-      x === 0n ||
-      x === 1n ||
-      x === FIELD_MODULUS - 1n ||
-      ((x - (x % (FIELD_MODULUS / 7n))) % (FIELD_MODULUS / 7n) === 0n && x % (FIELD_MODULUS / 7n) <= 16n);
-    const wrongOffList = (xs: bigint[]) => (xs.every(fixed) ? real(xs) : 0n);
+    // The fixed samples are 0, 1, r − 1 and (r/17)·(i+1) + arity (all below r): each is 0, 1, r − 1 or ≤ 16 above a multiple of r/17.
+    const step = FIELD_MODULUS / 17n;
+    const fixed = (x: bigint) => x === 0n || x === 1n || x === FIELD_MODULUS - 1n || x % step <= 16n;
+    const wrongOffList = (xs: bigint[]) => (xs.every(fixed) ? poseidon(xs) : 0n);
     expect(() => installPoseidon(wrongOffList)).toThrow(/disagrees/);
   });
 
-  // The WebAssembly Poseidon is never built on this thread: circomlibjs' field library here, beside worker
-  // threads, crashed the test process at exit (free(): invalid pointer), and the product builds it only in
-  // the worker. That the worker installed it (its check at every arity on fixed and fresh random inputs)
-  // is what `accelerated` says, asserted above.
+  // The WebAssembly Poseidon is not built on this thread: the product builds it only in the worker. That the
+  // worker installed it (its check at every arity on fixed and fresh random inputs) is what `accelerated`
+  // says, asserted above.
 });
 
 describe("a Session on the worker", () => {
