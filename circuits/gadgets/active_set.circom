@@ -120,6 +120,25 @@ template ActiveIn(E, P) {
 
     signal absent <== IsZero()(value);
     present <== 1 - absent;
+    component scan = ActiveState(E, P);
+    scan.value <== value;
+    scan.initial <== initial;
+    scan.slot <== slot;
+    scan.granted <== granted;
+    scan.before <== before;
+    out <== present * scan.out;
+}
+
+// ActiveIn without its zero test, for a caller whose value is never 0 wherever out counts (AAP-2's named
+// covers: every ancestor of a path is a hash, never 0). For value = 0, out is 1 when 0 pads the initial
+// set, so the caller must rule 0 out itself. Three constraints fewer than ActiveIn.
+template ActiveState(E, P) {
+    signal input value;
+    signal input initial[P];
+    signal input slot[E];
+    signal input granted[E];
+    signal input before[E];
+    signal output out;
 
     signal state[E + 1];
     signal same[E];
@@ -130,5 +149,5 @@ template ActiveIn(E, P) {
         hit[k] <== same[k] * before[k];
         state[k + 1] <== state[k] + hit[k] * (granted[k] - state[k]);
     }
-    out <== present * state[E];
+    out <== state[E];
 }

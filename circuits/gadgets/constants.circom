@@ -23,8 +23,9 @@ function KIND_REVOKE() { return 5; }
 function NAMESPACE_RECIPIENT() { return 16442989934606971282186194775971978455572857852483389666760343175110997341426; }
 function NAMESPACE_SCOPE() { return 14572520759301579113647908730993830662264903139774567192681876989269284672836; }
 
-// Path witness width (sdk/core/paths.ts): ancestors a_0..a_PREFIX_DEPTH, then the full path hash.
+// Path witness width (sdk/core/paths.ts): ancestors b_1..b_PREFIX_DEPTH; the root H("/") is implicit.
 function PREFIX_DEPTH() { return 4; }
+function ROOT_PREFIX_HASH() { return 19481515098444199150144985418337478461903655216179567020994024433300735109847; }
 
 // Record statuses (sdk/core/observations.ts STATUS): 0 not a call, 1 ok, 2 error, 3 blocked.
 function STATUS_OK() { return 1; }

@@ -11,14 +11,14 @@ include "../predicates/aap2_scope.circom";
 // AAP-2's own, where outcome is shown rather than computed: only the true one has a witness.
 // D: capacity 2^D records; K: checkpoints; T: scoped tools; P: allowed prefixes;
 // E: scope grant/revoke events the trace may hold (EventLog).
-// pathWitness[i]: record i's path ancestors a_0..a_PREFIX_DEPTH and full path hash
-// (sdk/core/paths.ts pathWitness); checked against the record's slot where it matters.
-// cover[i]: the ancestor hash that covers record i; violationAt: the record that
-// violates, when outcome = 1 (aap2Scope.recordInputs, sdk/core/predicates/aap2/definition.ts).
+// pathWitness[i]: record i's path ancestors b_1..b_PREFIX_DEPTH (sdk/core/paths.ts pathWitness), checked
+// against the record's slot where it matters. cover[i]: the ancestor hash that covers record i;
+// violationAt: the record that violates, when outcome = 1, and violationPath its path witness again
+// (aap2Scope.recordInputs, sdk/core/predicates/aap2/definition.ts).
 template Aap2ScopeMain(D, K, T, P, E) {
     var N = 1 << D;
     var S = slotCount();
-    var W = PREFIX_DEPTH() + 2;
+    var W = PREFIX_DEPTH();
     signal input context;
     signal input finalRoot;
     signal input n;
@@ -37,6 +37,7 @@ template Aap2ScopeMain(D, K, T, P, E) {
     signal input pathWitness[N][W];
     signal input cover[N];
     signal input violationAt;
+    signal input violationPath[W];
 
     // The shared frame (circuits/gadgets/trace.circom), then the predicate's own logic.
     // context enters no other constraint; squaring keeps it in the proof.
@@ -100,30 +101,23 @@ template Aap2ScopeMain(D, K, T, P, E) {
     component at = CountOneHot(N - 1);
     at.value <== violationAt;
     signal pickScoped[N];
-    signal pickOpened[N];
+    signal pickTarget[N];
     signal pickCount[N];
-    signal pickAncestor[N][PREFIX_DEPTH() + 1];
     var scoped = 0;
-    var opened = 0;
+    var target = 0;
     var count = 0;
-    var ancestors[PREFIX_DEPTH() + 1];
-    for (var d = 0; d <= PREFIX_DEPTH(); d++) ancestors[d] = 0;
     for (var i = 0; i < N; i++) {
         pickScoped[i] <== at.bit[i] * record[i].scoped;
-        pickOpened[i] <== at.bit[i] * record[i].opened;
+        pickTarget[i] <== at.bit[i] * slots[i][SLOT_TARGET0()];
         pickCount[i] <== at.bit[i] * eventLog.count[i];
         scoped += pickScoped[i];
-        opened += pickOpened[i];
+        target += pickTarget[i];
         count += pickCount[i];
-        for (var d = 0; d <= PREFIX_DEPTH(); d++) {
-            pickAncestor[i][d] <== at.bit[i] * pathWitness[i][d];
-            ancestors[d] += pickAncestor[i][d];
-        }
     }
     component named = Aap2Uncovered(P, E);
     named.scoped <== scoped;
-    named.opened <== opened;
-    named.ancestors <== ancestors;
+    named.target <== target;
+    named.path <== violationPath;
     named.count <== count;
     named.prefixes <== prefixes;
     named.slot <== eventLog.value;

@@ -23,7 +23,7 @@ include "../predicates/aap2_scope.circom";
 template Aap2ScopeSegment(Ds, K, T, P, E) {
     var S = 1 << Ds;
     var SL = slotCount();
-    var W = PREFIX_DEPTH() + 2;
+    var W = PREFIX_DEPTH();
     var L = segmentTreeHeight() - Ds \ 4;
     signal input claimDigest;
     signal input stateIn;
@@ -59,6 +59,7 @@ template Aap2ScopeSegment(Ds, K, T, P, E) {
     signal input cover[S];
     signal input named;
     signal input violationAt;
+    signal input violationPath[W];
 
     // The shared frame (circuits/gadgets/segment.circom): the claim, the trace, θ; the state at the end.
     SegmentClaim()(claimDigest, context, finalRoot, n, checkpointAcc, paramsHash);
@@ -135,30 +136,23 @@ template Aap2ScopeSegment(Ds, K, T, P, E) {
     component at = CountOneHot(S - 1);
     at.value <== violationAt;
     signal pickScoped[S];
-    signal pickOpened[S];
+    signal pickTarget[S];
     signal pickCount[S];
-    signal pickAncestor[S][PREFIX_DEPTH() + 1];
     var scoped = 0;
-    var opened = 0;
+    var target = 0;
     var count = 0;
-    var ancestors[PREFIX_DEPTH() + 1];
-    for (var d = 0; d <= PREFIX_DEPTH(); d++) ancestors[d] = 0;
     for (var i = 0; i < S; i++) {
         pickScoped[i] <== at.bit[i] * record[i].scoped;
-        pickOpened[i] <== at.bit[i] * record[i].opened;
+        pickTarget[i] <== at.bit[i] * slots[i][SLOT_TARGET0()];
         pickCount[i] <== at.bit[i] * eventLog.count[i];
         scoped += pickScoped[i];
-        opened += pickOpened[i];
+        target += pickTarget[i];
         count += pickCount[i];
-        for (var d = 0; d <= PREFIX_DEPTH(); d++) {
-            pickAncestor[i][d] <== at.bit[i] * pathWitness[i][d];
-            ancestors[d] += pickAncestor[i][d];
-        }
     }
     component uncoveredAt = Aap2Uncovered(P, E);
     uncoveredAt.scoped <== scoped;
-    uncoveredAt.opened <== opened;
-    uncoveredAt.ancestors <== ancestors;
+    uncoveredAt.target <== target;
+    uncoveredAt.path <== violationPath;
     uncoveredAt.count <== count;
     uncoveredAt.prefixes <== prefixes;
     uncoveredAt.slot <== eventLog.value;

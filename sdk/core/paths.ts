@@ -2,10 +2,15 @@
 // `..` resolved, so `..` cannot climb out of a prefix) and split into segments;
 // its cumulative hashes c_0 = H(root), c_i = Poseidon(c_{i-1}, H(segment_i)) make
 // "p lies under prefix q" one equality: c_depth(q)(p) == c_depth(q)(q).
-// A call's path is committed in its target slot as
-//   pathDigest = Poseidon(a_0, …, a_D, c_full),  a_d = c_d (0 when the path is shallower),
-// so the circuit can read the D+1 shallowest ancestors from an auxiliary witness
-// and check them against the digest. Prefixes hold at most PREFIX_DEPTH segments.
+// A call's absolute path is committed in its target slot as
+//   pathDigest = Poseidon(b_1, …, b_D),  b_d = c_min(d, depth),  D = PREFIX_DEPTH,
+// the path cut to its first D segments, so the circuit reads the path's ancestors from an auxiliary
+// witness (b_1..b_D, and the root c_0 = H("/") that every absolute path is under) and checks them against
+// the digest. Prefixes hold at most D segments, so what lies deeper never decides a scope check; the
+// record's args slot binds the whole path. Past its depth a path repeats its last hash, so no ancestor the
+// circuit reads is 0. A relative path has no digest (0, "absent"): no prefix is relative, so none covers
+// it, exactly as a missing path. Four inputs, not the five ancestors and the full hash the digest held
+// before: 57 constraints fewer per record (docs/BENCHMARKS.md, "AAP-2 at 1,024 records").
 import { poseidon, stringToField } from "./hash.js";
 import { ZkvaiError } from "./errors.js";
 
@@ -54,11 +59,18 @@ export function cumulativeHashes(p: NormalPath): bigint[] {
   return chain;
 }
 
-/** The ancestors the circuit reads: a_0 … a_PREFIX_DEPTH, then c_full. */
-export function pathWitness(path: string): bigint[] {
-  const chain = cumulativeHashes(normalisePath(path));
-  const ancestors = Array.from({ length: PREFIX_DEPTH + 1 }, (_, d) => chain[d] ?? 0n);
-  return [...ancestors, chain[chain.length - 1]];
+/** H("/"): the root every absolute path lies under, the ancestor the path witness leaves implicit. */
+export const ROOT_PREFIX_HASH = stringToField(ROOT_ABSOLUTE);
+
+/**
+ * The ancestors the circuit reads besides the root: b_1 … b_PREFIX_DEPTH, b_d = c_min(d, depth); undefined
+ * for a relative path, which has no digest.
+ */
+export function pathWitness(path: string): bigint[] | undefined {
+  const p = normalisePath(path);
+  if (!p.absolute) return undefined;
+  const chain = cumulativeHashes(p);
+  return Array.from({ length: PREFIX_DEPTH }, (_, i) => chain[Math.min(i + 1, chain.length - 1)]!);
 }
 
 /**
@@ -74,7 +86,8 @@ const pathDigests = new Map<string, bigint>();
 export function pathDigest(path: string): bigint {
   let digest = pathDigests.get(path);
   if (digest === undefined) {
-    digest = poseidon(pathWitness(path));
+    const witness = pathWitness(path);
+    digest = witness === undefined ? 0n : poseidon(witness);
     if (path.length <= PATH_DIGEST_KEY_MAX) {
       if (pathDigests.size >= PATH_DIGESTS_KEPT) pathDigests.clear();
       pathDigests.set(path, digest);

@@ -235,8 +235,8 @@ describe(`ActiveIn over EventLog (capacity ${N}, ${E} event slots, θ set of ${P
     expect(outs(w)).toEqual([1n, 1n, 0n, 1n]);
     expect(c.firstUnsatisfied(w)).toBe(-1);
     const targets = [
-      ...signalsMatching(c, /^at\[3\]\.(state|hit|same)\[[0-3]\]$/),
-      ...signalsMatching(c, /^at\[2\]\.state\[[0-3]\]$/),
+      ...signalsMatching(c, /^at\[3\]\.scan\.(state|hit|same)\[[0-3]\]$/),
+      ...signalsMatching(c, /^at\[2\]\.scan\.state\[[0-3]\]$/),
       ...signalsMatching(c, /^eventLog\.(slotValue|slotGrant)\[[0-3]\]\[[0-3]\]$/),
       ...signalsMatching(c, /^eventLog\.onehot\[[0-3]\]\.bit\[[0-3]\]$/),
       ...signalsMatching(c, /^eventLog\.isGrant\[[0-3]\]$/),

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { expect, it } from "vitest";
 import { KIND, SLOT, SLOT_COUNT } from "../../sdk/core/encoding.js";
 import { stringToField } from "../../sdk/core/hash.js";
-import { PREFIX_DEPTH } from "../../sdk/core/paths.js";
+import { PREFIX_DEPTH, ROOT_PREFIX_HASH } from "../../sdk/core/paths.js";
 
 const text = readFileSync("circuits/gadgets/constants.circom", "utf8");
 const constant = (name: string) => {
@@ -30,6 +30,8 @@ it("slot indices, kinds, namespaces and path width equal the TS encoding", () =>
   expect(constant("NAMESPACE_RECIPIENT")).toBe(stringToField("recipient"));
   expect(constant("NAMESPACE_SCOPE")).toBe(stringToField("scope"));
   expect(constant("PREFIX_DEPTH")).toBe(BigInt(PREFIX_DEPTH));
+  expect(constant("ROOT_PREFIX_HASH")).toBe(ROOT_PREFIX_HASH);
+  expect(ROOT_PREFIX_HASH).toBe(stringToField("/"));
   expect(readFileSync("circuits/gadgets/leaf.circom", "utf8")).toContain(
     `function slotCount() { return ${SLOT_COUNT}; }`,
   );

@@ -7,6 +7,7 @@ import { aap2Scope } from "../../sdk/core/predicates/aap2/definition.js";
 import type { TraceRecord } from "../../sdk/core/records.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
+import { ROOT_PREFIX_HASH } from "../../sdk/core/paths.js";
 import { segmentInputs } from "../../prover/segments/witness.js";
 import { type TestCircuit, accepts } from "../helpers/circuit.js";
 import { compileSegmentCircuit, oracleCases } from "../helpers/segment-circuits.js";
@@ -48,7 +49,7 @@ const inputs = (records: TraceRecord[]) =>
   });
 
 /** The segment chain at 8 records, plus AAP-2's covers, the named violation and the carried scope log. */
-const COST = 22917;
+const COST = 22695; // 22,917 before the four-input path digest (issue 38)
 
 let c: TestCircuit;
 beforeAll(async () => {
@@ -92,7 +93,7 @@ describe("AAP-2 segments: the scope log crosses boundaries", () => {
     const { inputs: all, plans } = inputs(trace(20, { 1: grantTmp, 9: revokeTmp, 19: readTmp }));
     const seg = all[2]!;
     expect([seg.named, seg.violationAt]).toEqual(["1", "3"]);
-    const ancestors = (seg.pathWitness as string[][])[3]!.slice(0, -1);
+    const ancestors = [String(ROOT_PREFIX_HASH), ...(seg.pathWitness as string[][])[3]!];
     // named = 0 and the verdict the chain would have without it; the call covered by each ancestor in turn.
     for (const cover of [...ancestors, "0", "12345"]) {
       const covers = [...(seg.cover as string[])];
@@ -118,7 +119,15 @@ describe("AAP-2 segments: the scope log crosses boundaries", () => {
     const paths = [...(last.pathWitness as string[][])];
     paths[5] = (bad.pathWitness as string[][])[1]!;
     expect(
-      await ok({ ...last, slots, pathWitness: paths, named: "1", violationAt: "5", stateOut: "2" }),
+      await ok({
+        ...last,
+        slots,
+        pathWitness: paths,
+        named: "1",
+        violationAt: "5",
+        violationPath: paths[5],
+        stateOut: "2",
+      }),
     ).toBe(false);
   });
 

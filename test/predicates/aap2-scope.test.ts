@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { callPath, chainHead, encodeTrace } from "../../sdk/core/encoding.js";
-import { isUnder, pathWitness } from "../../sdk/core/paths.js";
+import { ROOT_PREFIX_HASH, isUnder, pathWitness } from "../../sdk/core/paths.js";
 import { aap2Scope, normalisePrefix, type Aap2Theta } from "../../sdk/core/predicates/aap2/definition.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import type { TraceRecord } from "../../sdk/core/records.js";
@@ -52,6 +52,8 @@ function input(records: readonly TraceRecord[], theta: Aap2Theta, at: number[] =
 }
 
 const outcomeOf = (c: TestCircuit, w: bigint[]) => w[c.signals.get("outcome")!];
+/** An absolute path's witness b_1..b_4 (sdk/core/paths.ts). */
+const ancestors = (path: string): bigint[] => pathWitness(path)!;
 
 let circuit: TestCircuit;
 beforeAll(async () => {
@@ -65,15 +67,16 @@ it("the instances' θ sizes are the predicate's", () => {
   }
 });
 
-// Depth 3, 4 checkpoints, 8 event slots: CommittedTrace 7,433 + θ hash 417 + context² and
-// outcome² 2 + per record (SetEvents 9, EventLog 3E + 3, Aap2RecordCover 411: the Poseidon(6) path
-// opening 354, the named ancestor's membership 5 and one ActiveIn 4E + 8, and the pick of the named
-// violation 8 + 1) + once Aap2Uncovered 212 (the five-ancestor scan). The scan of all five
-// ancestors on every record cost 12,684 here, 122 more per record.
-// Protocol v2 (docs/PROTOCOL.md): a chained leaf over the record digest (+15 per record) and
-// checkpointSlots(N) entries checked by the lookup instead of 4 prefix commitments.
+// Depth 3, 4 checkpoints, 8 event slots. Before the path digest was cut to four inputs (issue 38): 9,353 =
+// CommittedTrace + θ hash 417 + context² and outcome² 2 + per record 456 (SetEvents 9, EventLog 3E + 3,
+// Aap2RecordCover 411: the Poseidon(6) path opening 354, the named ancestor's membership 5 and one ActiveIn
+// 4E + 8, and the pick of the named violation 8 + 1) + once Aap2Uncovered 212 (the five-ancestor scan).
+// Now 65 fewer per record (391): the Poseidon(4) opening 297 (−57), ActiveState without ActiveIn's zero test,
+// which no ancestor needs (−3), and a pick of 3 values, not 8 (−5); and 298 more once: the named record's
+// path opened by Aap2Uncovered itself (Poseidon(4) and its gate). The scan of all five ancestors on every
+// record cost 12,684 in v1, 122 more per record.
 it("costs exactly this many constraints (a change in cost is a decision)", () => {
-  expect(circuit.constraints).toBe(9353); // v1: 11,760
+  expect(circuit.constraints).toBe(9131); // before the four-input path digest: 9,353; v1: 11,760
 });
 
 // Random traces over a pool of paths and prefixes chosen to hit every edge: equal
@@ -226,7 +229,7 @@ describe("no hints prove the other outcome", () => {
         if (verdict.violated) {
           const at = Number(honest.violationAt);
           const row = (honest.pathWitness as string[][])[at];
-          for (const cover of [...row.slice(0, 5), ...(honest.cover as string[])]) {
+          for (const cover of [String(ROOT_PREFIX_HASH), ...row, ...(honest.cover as string[])]) {
             const covers = [...(honest.cover as string[])];
             covers[at] = cover;
             expect(await witnessFails(circuit, { ...honest, cover: covers, outcome: "0" })).toBe(true);
@@ -292,11 +295,10 @@ describe("forged witnesses", () => {
 
   it("a scoped call's path witness must open its slot: another path's ancestors are refused", async () => {
     // Claim the revoked-/tmp read at 5 was a read of /a/b/y (covered by θ).
-    expect(await witnessFails(circuit, withWitness(honestBad.input, 5, pathWitness("/a/b/y")))).toBe(true);
+    expect(await witnessFails(circuit, withWitness(honestBad.input, 5, ancestors("/a/b/y")))).toBe(true);
     // Keep the real full-path hash but swap one ancestor for an active prefix's hash.
-    const real = pathWitness("/tmp/y");
-    const spliced = [...real];
-    spliced[2] = pathWitness("/a/b")[2];
+    const spliced = [...ancestors("/tmp/y")];
+    spliced[1] = ancestors("/a/b")[1]!;
     expect(await witnessFails(circuit, withWitness(honestBad.input, 5, spliced))).toBe(true);
     // And the flipped outcome stays refused with the honest witness.
     expect(await witnessFails(circuit, { ...honestBad.input, outcome: "0" })).toBe(true);
@@ -304,7 +306,7 @@ describe("forged witnesses", () => {
 
   it("the witness of a record that is not a scoped call is free and changes nothing", async () => {
     for (const row of [0, 2, 4, 6, 7]) {
-      const w = await circuit.witness(withWitness(honestOk.input, row, pathWitness("/etc/passwd")));
+      const w = await circuit.witness(withWitness(honestOk.input, row, ancestors("/etc/passwd")));
       expect(outcomeOf(circuit, w), `row ${row}`).toBe(0n);
       expect(circuit.firstUnsatisfied(w)).toBe(-1);
     }
@@ -314,14 +316,14 @@ describe("forged witnesses", () => {
     const records = [call(0, "read_file", { mode: "r" })];
     const { input: honest, verdict } = input(records, THETA);
     expect(verdict.violated).toBe(true);
-    const covered = withWitness(honest, 0, pathWitness("/a/b/c"));
+    const covered = withWitness(honest, 0, ancestors("/a/b/c"));
     expect(outcomeOf(circuit, await circuit.witness(covered))).toBe(1n);
     expect(await witnessFails(circuit, { ...covered, outcome: "0" })).toBe(true);
   });
 
   it("θ prefixes are bound by paramsHash: adding one breaks the proof", async () => {
     const prefixes = [...(honestBad.input.prefixes as string[])];
-    prefixes[3] = String(pathWitness("/tmp")[1]);
+    prefixes[3] = String(ancestors("/tmp")[0]);
     expect(await witnessFails(circuit, { ...honestBad.input, prefixes })).toBe(true);
   });
 
@@ -334,7 +336,7 @@ describe("forged witnesses", () => {
   it("no named ancestor covers a violating call, and no named call violates a satisfied trace", async () => {
     // Every value the prover could name for the read of /tmp/y at 5: its own ancestors (the
     // revoked /tmp among them), θ's prefix, the other calls' prefixes, and 0.
-    const names = [...pathWitness("/tmp/y").slice(0, 5), ...pathWitness("/a/b/c").slice(0, 5), 0n];
+    const names = [ROOT_PREFIX_HASH, ...ancestors("/tmp/y"), ...ancestors("/a/b/c"), 0n];
     for (const cover of names) {
       const claimed = { ...withCover(honestBad.input, 5, cover), outcome: "0" };
       expect(await witnessFails(circuit, claimed), `cover ${cover}`).toBe(true);
@@ -355,26 +357,25 @@ describe("forged witnesses", () => {
 
   it("a named cover must be an ancestor of the call's own path", async () => {
     // /a/b is active (θ) but not an ancestor of /tmp/x: naming it for the read at 1 fails.
-    expect(await witnessFails(circuit, withCover(honestOk.input, 1, pathWitness("/a/b")[2]))).toBe(true);
+    expect(await witnessFails(circuit, withCover(honestOk.input, 1, ancestors("/a/b")[1]!))).toBe(true);
     // Naming an inactive ancestor only fails to cover: the satisfied claim then has no witness.
-    expect(await witnessFails(circuit, withCover(honestOk.input, 1, pathWitness("/tmp/x")[0]))).toBe(true);
+    expect(await witnessFails(circuit, withCover(honestOk.input, 1, ROOT_PREFIX_HASH))).toBe(true);
   });
 
   it("forged active-at states, covers, picks and verdicts break a constraint", async () => {
     const targets = [
       // The running state of the named cover at records 1, 3 and 5, and its hits.
       ...signalsMatching(circuit, /^record\[(1|3|5)\]\.coverActive\.(state|hit|same)\[[0-2]\]$/),
-      ...signalsMatching(circuit, /^record\[(1|3|5)\]\.coverActive\.(out|absent)$/),
+      ...signalsMatching(circuit, /^record\[(1|3|5)\]\.coverActive\.out$/),
       ...signalsMatching(
         circuit,
         /^record\[(1|3|5)\]\.(covered|scoped|opened|digest|absent|checked|isCall|isScoped|distance\[[0-4]\])$/,
       ),
       // The five-ancestor scan of the named record, its epoch and the pick.
-      ...signalsMatching(circuit, /^named\.(ok\[[0-4]\]|allowed|violated)$/),
+      ...signalsMatching(circuit, /^named\.(ok\[[0-4]\]|allowed|violated|opened|absent|digest)$/),
       ...signalsMatching(circuit, /^named\.scope\[[0-4]\]\.state\[[0-2]\]$/),
       ...signalsMatching(circuit, /^named\.epoch\.bit\[[0-3]\]$/),
-      ...signalsMatching(circuit, /^(at\.bit|pickScoped|pickOpened|pickCount)\[[0-7]\]$/),
-      ...signalsMatching(circuit, /^pickAncestor\[5\]\[[0-4]\]$/),
+      ...signalsMatching(circuit, /^(at\.bit|pickScoped|pickTarget|pickCount)\[[0-7]\]$/),
       ...signalsMatching(circuit, /^events\.(event|grant|change)\[(0|2)\]$/),
     ];
     expect(targets.length).toBeGreaterThanOrEqual(100);

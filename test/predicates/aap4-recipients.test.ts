@@ -349,7 +349,7 @@ describe("binding inside the full circuit", () => {
         ...signalsMatching(circuit, /^record\[[1-3]\]\.(offAny|outbound|violated)$/),
         ...signalsMatching(
           circuit,
-          /^record\[(1|3)\]\.listed\[[01]\]\.(state\[[0-3]\]|hit\[[0-2]\]|same\[[0-2]\]|out|absent)$/,
+          /^record\[(1|3)\]\.listed\[[01]\]\.(scan\.(state\[[0-3]\]|hit\[[0-2]\]|same\[[0-2]\])|out|absent)$/,
         ),
         ...signalsMatching(circuit, /^events\.(event|grant|change)\[[0-3]\]$/),
         ...signalsMatching(circuit, /^eventLog\.(slotValue|slotGrant)\[[0-3]\]\[[0-2]\]$/),

@@ -1,14 +1,22 @@
 // AAP-2's one walk over a session (checkedCalls), which the verdict, the whole-claim circuit's hints and each
 // segment's hints all read, and the path witnesses the circuit checks each call's cover with.
 import { callPath } from "../../encoding.js";
-import { PREFIX_DEPTH, formatPath, isUnder, normalisePath, pathWitness, prefixHash } from "../../paths.js";
+import {
+  PREFIX_DEPTH,
+  ROOT_PREFIX_HASH,
+  formatPath,
+  isUnder,
+  normalisePath,
+  pathWitness,
+  prefixHash,
+} from "../../paths.js";
 import type { CircuitInput } from "../../inputs.js";
 import type { EncodingProfile } from "../../profile.js";
 import type { CallRecord, TraceRecord } from "../../records.js";
 import type { Aap2Theta } from "./theta.js";
 
-/** Width of the per-record path witness: a_0 … a_PREFIX_DEPTH, then the full path hash. */
-export const PATH_WITNESS_WIDTH = PREFIX_DEPTH + 2;
+/** Width of the per-record path witness: b_1 … b_PREFIX_DEPTH (sdk/core/paths.ts). */
+export const PATH_WITNESS_WIDTH = PREFIX_DEPTH;
 
 /** A scope prefix in normal form, refused (PathError) exactly where the encoder refuses it. */
 export function normalisePrefix(prefix: string): string {
@@ -18,7 +26,8 @@ export function normalisePrefix(prefix: string): string {
 
 /**
  * The whole-claim circuit's per-record hints (circuits/predicates/aap2_scope.circom): each row's path witness,
- * the prefix that covers each call, and the first violating call.
+ * the prefix that covers each call, the first violating call and its path witness again (the circuit opens
+ * that one row's digest once rather than picking its witness out of every row).
  */
 export function aap2RecordInputs(
   records: readonly TraceRecord[],
@@ -34,7 +43,7 @@ export function aap2RecordInputs(
     const r = records[i];
     if (r?.kind !== "call" || profile.tools[r.tool]?.path === undefined) return zero;
     const path = callPath(r, profile);
-    return path === undefined ? zero : witnessOf(path).map(String);
+    return (path === undefined ? undefined : witnessOf(path))?.map(String) ?? zero;
   });
   // The circuit checks each call against the prefix named here and, when the trace violates, scans
   // every ancestor of the first violating call (circuits/predicates/aap2_scope.circom).
@@ -42,15 +51,20 @@ export function aap2RecordInputs(
   let violationAt = 0;
   let violated = false;
   for (const call of checkedCalls(records, theta, profile)) {
-    // A call with a path must name one of its ancestors; an uncovered one names its root, a_0.
+    // A call with a path must name one of its ancestors; an uncovered one names the root.
     if (call.path !== undefined)
-      cover[call.index] = String(call.cover ? prefixHashOf(call.cover) : witnessOf(call.path)[0]);
+      cover[call.index] = String(call.cover ? prefixHashOf(call.cover) : ROOT_PREFIX_HASH);
     if (call.cover === undefined && !violated) {
       violated = true;
       violationAt = call.index;
     }
   }
-  return { pathWitness: pathWitnesses, cover, violationAt: String(violationAt) };
+  return {
+    pathWitness: pathWitnesses,
+    cover,
+    violationAt: String(violationAt),
+    violationPath: pathWitnesses[violationAt] ?? zero,
+  };
 }
 
 /** f with its results kept by argument, for one pass over a session. */

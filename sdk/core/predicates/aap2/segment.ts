@@ -29,11 +29,13 @@ function scopeHints(
   return boundaries.slice(1).map((to, j) => {
     const from = boundaries[j]!;
     const first = uncovered.find((i) => i >= from && i < to);
+    const at = first === undefined ? from : first;
     return {
       pathWitness: Array.from({ length: size }, (_, i) => all.pathWitness[from + i] ?? zero),
       cover: Array.from({ length: size }, (_, i) => all.cover[from + i] ?? "0"),
       named: first === undefined ? "0" : "1",
-      violationAt: String(first === undefined ? 0 : first - from),
+      violationAt: String(at - from),
+      violationPath: all.pathWitness[at] ?? zero,
     };
   });
 }
