@@ -308,3 +308,59 @@ describe("CountOneHot(3)", () => {
     }
   });
 });
+
+// ActiveState(E, P): ActiveIn's scan without its zero test, which AAP-2's per-record cover query uses because
+// a named cover is a path ancestor, never 0, wherever it counts (docs/SOUNDNESS.md, AAP-2). Tested alone, with
+// the caller's obligation made visible: 0 reads as active when 0 pads the initial set.
+describe("ActiveState(3, 2)", () => {
+  let st: TestCircuit;
+  beforeAll(async () => {
+    st = await compileTestCircuit("activestate", {
+      includes: ["circuits/gadgets/active_set.circom"],
+      template: "ActiveState",
+      args: [3, 2],
+    });
+  });
+  const query = (value: bigint, initial: bigint[], slot: bigint[], granted: bigint[], before: bigint[]) => ({
+    value: String(value),
+    initial: initial.map(String),
+    slot: slot.map(String),
+    granted: granted.map(String),
+    before: before.map(String),
+  });
+  const outOf = async (q: ReturnType<typeof query>) => {
+    const w = await st.witness(q);
+    expect(st.firstUnsatisfied(w)).toBe(-1);
+    return w[st.signals.get("out")!];
+  };
+
+  // IsInSet(P): P − 1 products and an IsZero (2); per slot IsEqual 2 + hit 1 + update 1; out = state[E] is
+  // substituted. Three fewer than ActiveIn's (P + 4) + 4E: its IsZero (2) and its product with present.
+  it("costs exactly (P + 1) + 4E", () => {
+    expect(st.constraints).toBe(2 + 1 + 4 * 3);
+  });
+
+  it("follows the slots before the record in order, and reads 0 as active when 0 pads the set", async () => {
+    // 11 declared, revoked in slot 0, granted again in slot 2; slot 2 not yet before the record.
+    expect(await outOf(query(11n, [11n, 0n], [11n, 5n, 11n], [0n, 1n, 1n], [1n, 1n, 0n]))).toBe(0n);
+    expect(await outOf(query(11n, [11n, 0n], [11n, 5n, 11n], [0n, 1n, 1n], [1n, 1n, 1n]))).toBe(1n);
+    expect(await outOf(query(5n, [11n, 0n], [11n, 5n, 11n], [0n, 1n, 1n], [1n, 1n, 0n]))).toBe(1n);
+    expect(await outOf(query(5n, [11n, 0n], [11n, 5n, 11n], [0n, 1n, 1n], [0n, 0n, 0n]))).toBe(0n);
+    // The obligation ActiveIn's zero test discharges and ActiveState leaves to its caller.
+    expect(await outOf(query(0n, [11n, 0n], [0n, 0n, 0n], [0n, 0n, 0n], [0n, 0n, 0n]))).toBe(1n);
+  });
+
+  it("forged running state, hits and equalities break a constraint", async () => {
+    const w = await st.witness(query(11n, [11n, 0n], [11n, 5n, 11n], [0n, 1n, 1n], [1n, 1n, 1n]));
+    const targets = signalsMatching(st, /^(state\[[0-3]\]|hit\[[0-2]\]|same\[[0-2]\]|out)$/);
+    expect(targets.length).toBeGreaterThanOrEqual(8);
+    for (const name of targets) {
+      const value = w[st.signals.get(name)!];
+      for (const forged of [value + 1n, 1n - value])
+        expect(
+          st.firstUnsatisfied(forge(st, w, name, forged)),
+          `${name} := ${forged}`,
+        ).toBeGreaterThanOrEqual(0);
+    }
+  });
+});
