@@ -21,7 +21,7 @@ import { FIELD_MODULUS as R } from "../../sdk/core/hash.js";
 import { affineBytes, chooseWindow, DevPtauPool, type Group, type PointJob } from "./devptau-pool.js";
 import { devPtauWasmPlugin, type ModuleBuilder } from "./devptau-wasm.js";
 
-// types/ffjavascript.d.ts leaves out buildBn128's second parameter, a hook that adds functions to
+// sdk/types/ffjavascript.d.ts leaves out buildBn128's second parameter, a hook that adds functions to
 // the wasm module before it is compiled (ffjavascript 0.2.63 src/bn128.js).
 const buildBn128WithPlugin = buildBn128 as (
   singleThread: boolean,
