@@ -1,6 +1,6 @@
 // Files the compiled package needs beside tsc's output: plain JavaScript worker entries that are started by
 // URL, so tsc does not emit them (the dev-ptau worker, prover/artifacts/devptau-pool.ts; the leaf hasher's
-// boot script, sdk/provider/leaf-hasher.ts).
+// and the Postgres store's boot script, sdk/provider/leaf-hasher.ts and sync-worker.ts).
 import { copyFileSync, mkdirSync } from "node:fs";
 
 for (const file of ["prover/artifacts/devptau-worker.mjs", "sdk/provider/leaf-worker-boot.mjs"]) {

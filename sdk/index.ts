@@ -13,7 +13,10 @@ export {
 export {
   StoreConflictError,
   StoreError,
+  StoreSchemaError,
   TraceStore,
+  migrateStore,
+  type MigrationReport,
   type StoredCheckpoint,
   type StoredPromise,
   type StoredSession,

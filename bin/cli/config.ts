@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Hex } from "viem";
 import { InputError } from "./common.js";
+import { isPostgresUrl } from "../../sdk/provider/store-postgres.js";
 
 export interface VaiConfig {
   /** Undefined when neither a flag, the environment nor the config file sets it (see rpcUrlFor). */
@@ -66,6 +67,8 @@ export function loadConfig(
       if (value === undefined) continue;
       sources[key] = source;
       // Paths in a config file are relative to the file, so a project's config works from any directory.
+      // A store may also be a postgres:// URL, which is no path.
+      if (key === "store" && isPostgresUrl(value)) return value;
       return key === "deployment" || key === "store" ? path.resolve(base, value) : value;
     }
     return undefined;

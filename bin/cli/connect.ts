@@ -4,7 +4,8 @@ import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { EscrowClient } from "../../sdk/chain/escrow.js";
 import { privateKeyWallet, rpcChain, type ChainHandle, type Wallet } from "../../sdk/chain/network.js";
-import { TraceStore } from "../../sdk/provider/store.js";
+import { StoreSchemaError, TraceStore } from "../../sdk/provider/store.js";
+import { isPostgresUrl, redactUrl } from "../../sdk/provider/store-postgres.js";
 import { describeError, InputError } from "./common.js";
 import { loadConfig, rpcUrlFor, type ConfigFlags, type VaiConfig } from "./config.js";
 import { readDeployment, type Deployment } from "../../sdk/chain/deployment.js";
@@ -93,22 +94,30 @@ export async function connect(
 }
 
 /**
- * The provider's trace store. `create` makes the file (and its folder) when missing; otherwise a missing store
- * is undefined, so read-only commands do not leave an empty database behind.
+ * The provider's trace store: a SQLite file, or a Postgres database for a postgres:// URL. `create` makes a
+ * missing file (and its folder); otherwise a missing file is undefined, so read-only commands do not leave an
+ * empty database behind. A Postgres database is never made here: `vai store migrate` makes its schema.
  */
 export function openStore(config: VaiConfig, create: true): TraceStore;
 export function openStore(config: VaiConfig, create: false): TraceStore | undefined;
 export function openStore(config: VaiConfig, create: boolean): TraceStore | undefined {
-  if (!existsSync(config.store)) {
+  if (!isPostgresUrl(config.store) && !existsSync(config.store)) {
     if (!create) return undefined;
     mkdirSync(path.dirname(config.store), { recursive: true });
   }
   try {
     return TraceStore.open(config.store);
   } catch (e) {
+    // A schema behind this vai's is the user's to migrate: bad configuration, not a failure of the store.
+    if (e instanceof StoreSchemaError) throw new InputError(e.message);
     // better-sqlite3 says "file is not a database" without naming the file.
-    throw new InputError(`trace store ${config.store}: ${(e as Error).message}`);
+    throw new InputError(`trace store ${storeName(config)}: ${(e as Error).message}`);
   }
+}
+
+/** The store's location for messages and output: a URL's password redacted. */
+export function storeName(config: VaiConfig): string {
+  return isPostgresUrl(config.store) ? redactUrl(config.store) : config.store;
 }
 
 /** Aborts on the first SIGINT or SIGTERM, which then no longer kill the process: the command winds down itself. */

@@ -49,6 +49,10 @@ const COMMANDS: Record<string, Entry> = {
     summary: "answer every claim on the provider's promises as it is filed",
     load: async () => (await import("./watch.js")).watchCommand,
   },
+  store: {
+    summary: "migrate the trace store's schema (a Postgres store; SQLite makes its own)",
+    load: async () => (await import("./store.js")).storeCommand,
+  },
   verify: {
     summary: "check that a settlement followed from a valid proof",
     load: async () => (await import("./verify.js")).verifyCommand,

@@ -33,7 +33,7 @@ import {
   type Command,
 } from "./common.js";
 import { USAGE } from "./usage.js";
-import { connect, openStore, parseRole } from "./connect.js";
+import { connect, openStore, parseRole, storeName } from "./connect.js";
 
 export const promiseCommand: Command = {
   usage: USAGE.promise,
@@ -83,7 +83,7 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
       };
       output(values.json, result, () => [
         `promise ${tx.promiseId} registered: ${spec.predicate}, payout ${formatEther(spec.payout)} ETH, reserve ${formatEther(tx.reserve)} ETH`,
-        `  θ stored in ${config.store}; tx ${tx.txHash} (${tx.gasUsed} gas)`,
+        `  θ stored in ${storeName(config)}; tx ${tx.txHash} (${tx.gasUsed} gas)`,
       ]);
     } finally {
       store.close();
@@ -193,7 +193,7 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
       ...p,
       predicate: predicate?.id ?? `unknown (${p.predicateId})`,
       verifiers,
-      store: { path: config.store, thetaStored: !!stored, thetaMatchesParamsHash: thetaMatches },
+      store: { path: storeName(config), thetaStored: !!stored, thetaMatchesParamsHash: thetaMatches },
     };
     output(values.json, result, () => [
       `promise ${promiseId}: ${result.predicate} by ${p.provider}`,
@@ -203,7 +203,7 @@ const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
       ...verifiers.map(
         (v) => `  verifier ≤ ${v.capacity} records: ${v.address}${v.circuit ? ` (${v.circuit})` : ""}`,
       ),
-      `  θ in ${config.store}: ${stored ? (thetaMatches ? "yes, hashes to the on-chain paramsHash" : "yes, but it does NOT hash to the on-chain paramsHash") : "no"}`,
+      `  θ in ${storeName(config)}: ${stored ? (thetaMatches ? "yes, hashes to the on-chain paramsHash" : "yes, but it does NOT hash to the on-chain paramsHash") : "no"}`,
     ]);
   },
 };

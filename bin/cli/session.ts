@@ -13,7 +13,7 @@ import {
   type Command,
 } from "./common.js";
 import { USAGE } from "./usage.js";
-import { connect, openStore } from "./connect.js";
+import { connect, openStore, storeName } from "./connect.js";
 
 export const sessionCommand: Command = {
   usage: USAGE.session,
@@ -70,7 +70,7 @@ async function show(argv: string[]): Promise<void> {
           : null,
     });
   const local = {
-    path: config.store,
+    path: storeName(config),
     sessionStored: !!stored,
     profileMatches: stored ? stored.profileHash === s.profileHash : null,
     records: records.length,
@@ -88,7 +88,7 @@ async function show(argv: string[]): Promise<void> {
       (c) => `  ${c.kind.padEnd(10)} n=${String(c.n).padEnd(4)} root ${hex64(c.root)}  store: ${mark(c)}`,
     ),
     stored
-      ? `  store ${config.store}: ${records.length} record(s); profile ${local.profileMatches ? "matches" : "DIFFERS from"} the committed one`
-      : `  store ${config.store}: no such session`,
+      ? `  store ${storeName(config)}: ${records.length} record(s); profile ${local.profileMatches ? "matches" : "DIFFERS from"} the committed one`
+      : `  store ${storeName(config)}: no such session`,
   ]);
 }

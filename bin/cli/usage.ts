@@ -3,7 +3,8 @@
 export const CHAIN_FLAGS_HELP = `common options:
   --rpc-url <url>      JSON-RPC endpoint (env VAI_RPC_URL; default http://127.0.0.1:8545)
   --deployment <file>  deployment file (env VAI_DEPLOYMENT; default .vai/deployment.json)
-  --store <file>       provider's trace store (env VAI_STORE; default .vai/store.sqlite)
+  --store <file|url>   provider's trace store: a SQLite file, or a postgres:// URL (run
+                       \`vai store migrate\` first) (env VAI_STORE; default .vai/store.sqlite)
   --config <file>      config file (env VAI_CONFIG; default ./vai.config.json if present)
   --as provider|user   send as the provider (VAI_PRIVATE_KEY, else the node's 1st account) or the
                        user (VAI_USER_PRIVATE_KEY, else the node's 2nd account)
@@ -11,6 +12,14 @@ export const CHAIN_FLAGS_HELP = `common options:
 exit codes: 0 done, 1 the operation failed (chain, proof, store), 2 bad input or configuration`;
 
 export const USAGE = {
+  store: `usage: vai store migrate [--store <file|url>] [--config <file>] [--json]
+
+Brings the trace store's schema up to this version of vai, and says which migrations it applied.
+A Postgres store (--store postgres://user@host:5432/db, or VAI_STORE) is opened only once its schema
+is current: run this after installing or upgrading vai. Migrations are numbered, applied in order in
+one transaction, and recorded in the schema_migrations table; two hosts migrating at once apply each
+once. A SQLite store makes its schema when it is opened, so there is nothing to migrate.
+exit codes: 0 up to date, 1 the migration failed (nothing of it is applied), 2 bad input`,
   setup: `usage: vai setup [--ptau <file>] [--group test|demo|bench|bench-large] [--only <circuit>] [--force]
 
 Builds the circuits of circuits/instances.json (all, one group, or one instance): r1cs, wasm,
@@ -125,7 +134,8 @@ restart through the state file (which claims are answered, which blocks were sca
   --poll-ms <ms>         how often to look for new claims (default: the watcher's)
   --confirmations <n>    blocks a claim must be buried under before it is answered
   --memory-mb <MB>       memory budget for concurrent proofs
-  --state <file>         the watcher's SQLite state (default: watcher.sqlite next to the store)
+  --state <file>         the watcher's SQLite state (default: watcher.sqlite next to the store,
+                         or .vai/watcher.sqlite for a postgres:// store)
   --workers <n>          worker processes for the segments of long sessions (default 1)
   --debug                log debug events too
 

@@ -1,6 +1,7 @@
 // vai watch: the provider's claim watcher (prover/watcher.ts) as a long-running command.
 import path from "node:path";
 import { jsonLogger } from "../../sdk/provider/log.js";
+import { isPostgresUrl } from "../../sdk/provider/store-postgres.js";
 import { ClaimWatcher } from "../../prover/watcher.js";
 import { releaseProver } from "../../prover/prove.js";
 import { CHAIN_OPTIONS, InputError, parseCommand, parseInteger, runCommand, type Command } from "./common.js";
@@ -39,7 +40,9 @@ export const watchCommand: Command = {
       const store = openStore(config, false);
       if (!store)
         throw new InputError(`trace store ${config.store} does not exist (set VAI_STORE or --store)`);
-      const statePath = path.resolve(values.state ?? path.join(path.dirname(config.store), "watcher.sqlite"));
+      // The watcher's own state is a local SQLite file: next to a store file, or in .vai/ beside a Postgres store.
+      const stateDir = isPostgresUrl(config.store) ? ".vai" : path.dirname(config.store);
+      const statePath = path.resolve(values.state ?? path.join(stateDir, "watcher.sqlite"));
       const watcher = ClaimWatcher.open({
         store,
         escrow,

@@ -186,6 +186,11 @@ export const ERROR_CODES = {
     meaning: "the trace store already holds other content under this key",
   },
   STORE_FAILED: { error: "StoreError", meaning: "the trace store could not be read or written" },
+  STORE_SCHEMA: {
+    error: "StoreSchemaError",
+    meaning: "the Postgres trace store's schema is not this version's: run `vai store migrate`",
+    docs: RUNTIME,
+  },
   NO_VERIFIER: {
     error: "NoVerifierError",
     meaning: "the deployment has no verifier for the promise's predicate: no claim could settle",

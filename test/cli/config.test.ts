@@ -34,6 +34,16 @@ describe("loadConfig", () => {
     expect(rpcUrlFor(c, "http://127.0.0.1:9999")).toBe("http://127.0.0.1:9999");
   });
 
+  it("keeps a postgres:// store URL as it is, from a flag, the environment or a config file", () => {
+    const url = "postgres://vai@db.internal:5432/traces";
+    const { cwd, file } = workspace({ store: url });
+    expect(loadConfig({ store: url }, {}, cwd).store).toBe(url);
+    expect(loadConfig({}, { VAI_STORE: "postgresql://vai@db/traces" }, cwd).store).toBe(
+      "postgresql://vai@db/traces",
+    );
+    expect(loadConfig({}, { VAI_CONFIG: file }, cwd).store).toBe(url);
+  });
+
   it("reads the config file, resolving its paths against the file's folder", () => {
     const { cwd, projectDir, file } = workspace({
       rpcUrl: "http://10.0.0.1:8545",

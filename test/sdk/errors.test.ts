@@ -161,7 +161,9 @@ describe("the error root", () => {
       // installPoseidon handed a function that is not Poseidon: the leaf worker catches it and keeps poseidon-lite.
       "sdk/core/hash.ts": 1,
       // Caught on the next line and rethrown as StoreError (STORE_FAILED) with it as the cause.
-      "sdk/provider/store.ts": 2,
+      "sdk/provider/store-sqlite.ts": 2,
+      // A worker thread asked for a method its facade never sends (store-postgres.ts calls only its worker's): misuse.
+      "sdk/provider/sync-worker.ts": 1,
       // storedResult never throws: these become the record's "$unstorable" text.
       "sdk/provider/session-results.ts": 7,
       // Bench samples built from the repository's own fixtures: a fixture without what it must hold is a bug.

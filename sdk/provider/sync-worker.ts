@@ -1,0 +1,118 @@
+// A synchronous call into a worker thread: the caller posts a request, then blocks in Atomics.wait on a
+// shared flag until the worker has posted its reply and raised the flag, and takes the reply off the port
+// with receiveMessageOnPort (no event loop turn needed). This is how synckit makes an async library
+// synchronous; it is written out here because it is small, and because the store needs one worker that
+// keeps its state (a database connection holding session-level locks) from call to call.
+// Both sides: SyncWorker is the caller's end, serveSync the worker's.
+import { fileURLToPath } from "node:url";
+import { existsSync } from "node:fs";
+import {
+  MessageChannel,
+  receiveMessageOnPort,
+  Worker,
+  workerData,
+  type MessagePort,
+} from "node:worker_threads";
+
+/** flag[0]: 0 while a request is out, 1 once its reply is on the port. */
+const REPLY_READY = 1;
+
+export interface SyncRequest {
+  method: string;
+  args: unknown[];
+}
+/** An error as it crosses the thread boundary: what the caller needs to rebuild its class. */
+export interface SyncFailure {
+  name: string;
+  message: string;
+  code?: string;
+  details?: unknown;
+}
+export type SyncReply = { ok: true; value: unknown } | { ok: false; error: SyncFailure };
+
+export class SyncWorker {
+  private readonly flag = new Int32Array(new SharedArrayBuffer(4));
+  private readonly port: MessagePort;
+  private readonly worker: Worker;
+
+  /** Starts the worker module `entry` (a .ts source under tsx, or its compiled .js) with `data`. */
+  constructor(entry: URL, data: Record<string, unknown>) {
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    this.worker = new Worker(bootFile(), {
+      workerData: { ...data, entry: entry.href, flag: this.flag.buffer, port: port2 },
+      transferList: [port2],
+    });
+    // Neither keeps the process alive: a store left open must not keep a finished program running.
+    this.worker.unref();
+    this.port.unref();
+  }
+
+  /** Runs `method` in the worker and returns its reply; a reply that does not come in timeoutMs is a failure. */
+  call(method: string, args: unknown[], timeoutMs: number): SyncReply {
+    Atomics.store(this.flag, 0, 0);
+    this.port.postMessage({ method, args } satisfies SyncRequest);
+    if (Atomics.wait(this.flag, 0, 0, timeoutMs) === "timed-out") {
+      return {
+        ok: false,
+        error: {
+          name: "Timeout",
+          message: `the store's worker thread did not answer ${method} in ${timeoutMs} ms`,
+        },
+      };
+    }
+    const reply = receiveMessageOnPort(this.port);
+    if (!reply)
+      return { ok: false, error: { name: "Lost", message: `no reply to ${method} on the worker's port` } };
+    return reply.message as SyncReply;
+  }
+
+  terminate(): void {
+    void this.worker.terminate();
+  }
+}
+
+/**
+ * The worker's end: answers each request with handlers[method](...args), one at a time, and wakes the
+ * caller after each reply is posted. Returns the worker's data (what the caller passed, less the plumbing).
+ */
+export function serveSync(handlers: Record<string, (...args: never[]) => Promise<unknown>>): void {
+  const { flag, port } = workerData as { flag: SharedArrayBuffer; port: MessagePort };
+  const flags = new Int32Array(flag);
+  port.on("message", async (request: SyncRequest) => {
+    let reply: SyncReply;
+    try {
+      const handler = handlers[request.method];
+      if (!handler) throw new Error(`no handler for ${request.method}`);
+      reply = { ok: true, value: await handler(...(request.args as never[])) };
+    } catch (e) {
+      const err = e as { name?: string; message?: string; code?: unknown; details?: unknown };
+      reply = {
+        ok: false,
+        error: {
+          name: err?.name ?? "Error",
+          message: err?.message ?? String(e),
+          code: typeof err?.code === "string" ? err.code : undefined,
+          details: err?.details,
+        },
+      };
+    }
+    port.postMessage(reply);
+    Atomics.store(flags, 0, REPLY_READY);
+    Atomics.notify(flags, 0);
+  });
+}
+
+/**
+ * The worker's boot script: sdk/provider/leaf-worker-boot.mjs registers tsx before it imports a .ts entry
+ * (a worker thread in Node 20 does not inherit tsx's loader), and imports a compiled .js entry as it is.
+ */
+function bootFile(): URL {
+  return new URL("./leaf-worker-boot.mjs", import.meta.url);
+}
+
+/** The compiled .js beside this file when there is one (the package), else the .ts source (tsx). */
+export function workerEntry(name: string, base: string): URL {
+  const js = new URL(`./${name}.js`, base);
+  return existsSync(fileURLToPath(js)) ? js : new URL(`./${name}.ts`, base);
+}

@@ -1,0 +1,92 @@
+// The Postgres store's versioned schema (issue 40): a store whose schema is behind (or ahead of) this code is
+// refused, naming `vai store migrate`; migrations apply once, in order, under an advisory lock, and are
+// recorded in schema_migrations; `vai store migrate` says what it applied. The store's contract runs in
+// store.test.ts on both stores, its writer lock across processes in store-postgres-writers.test.ts.
+import pg from "pg";
+import { keccak256, toHex, type Hex } from "viem";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startPostgres, type PrivatePostgres } from "../../scripts/lib/private-postgres.js";
+import { migrateStore, StoreSchemaError, TraceStore } from "../../sdk/provider/store.js";
+import { MIGRATIONS, SCHEMA_VERSION } from "../../sdk/provider/store-postgres-schema.js";
+import { vaiInProcess } from "../cli/cli-helpers.js";
+
+let cluster: PrivatePostgres;
+let databases = 0;
+const fresh = () => cluster.createDatabase(`mig_${++databases}`);
+const id = (label: string): Hex => keccak256(toHex(`${label}:${process.pid}:${Date.now()}`));
+const stores: TraceStore[] = [];
+const open = (url: string) => {
+  const store = TraceStore.open(url);
+  stores.push(store);
+  return store;
+};
+beforeAll(async () => {
+  cluster = await startPostgres();
+});
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close();
+});
+afterAll(() => cluster?.stop());
+
+describe("schema migrations", () => {
+  it("refuse a store whose schema is behind, apply once in order, and record each version", async () => {
+    const url = await fresh();
+    expect(() => TraceStore.open(url)).toThrow(StoreSchemaError);
+    expect(() => TraceStore.open(url)).toThrow(/vai store migrate/);
+    // Two migrators at once: the advisory lock lets one apply, and the other finds it done.
+    const [a, b] = await Promise.all([migrateStore(url), migrateStore(url)]);
+    expect([...a.applied, ...b.applied].map((m) => m.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    expect((await migrateStore(url)).applied).toEqual([]);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const rows = (await client.query("SELECT version FROM schema_migrations ORDER BY version")).rows;
+    await client.end();
+    expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    expect(open(url).session(id("none"))).toBeUndefined();
+    expect(SCHEMA_VERSION).toBe(MIGRATIONS.at(-1)!.version);
+  });
+
+  it("refuse a store whose schema is newer than this code", async () => {
+    const url = await fresh();
+    await migrateStore(url);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query("INSERT INTO schema_migrations (version, name) VALUES ($1, 'from the future')", [
+      SCHEMA_VERSION + 1,
+    ]);
+    await client.end();
+    expect(() => TraceStore.open(url)).toThrow(/newer than this vai/);
+  });
+});
+
+describe("vai store migrate", () => {
+  it("applies the migrations to the configured Postgres store, then finds it up to date", async () => {
+    const url = await fresh();
+    const first = await vaiInProcess(["store", "migrate", "--store", url]);
+    expect(first.err).toBe("");
+    expect(first.code).toBe(0);
+    expect(first.out).toContain(
+      `applied ${MIGRATIONS.length} migration(s), now at schema version ${SCHEMA_VERSION}`,
+    );
+    const again = await vaiInProcess(["store", "migrate"], { VAI_STORE: url });
+    expect(again.code).toBe(0);
+    expect(again.out).toContain("up to date; nothing applied");
+    const json = await vaiInProcess(["store", "migrate", "--store", url, "--json"]);
+    expect(JSON.parse(json.out)).toMatchObject({ kind: "postgres", applied: [], version: SCHEMA_VERSION });
+  });
+
+  it("prints its usage for --help", async () => {
+    for (const form of [["store"], ["store", "migrate"]]) {
+      const r = await vaiInProcess([...form, "--help"]);
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/^usage: vai store migrate /);
+    }
+  });
+
+  it("fails with exit 1 on a server that does not answer, and 2 on a bad subcommand", async () => {
+    const down = await vaiInProcess(["store", "migrate", "--store", "postgres://nobody@127.0.0.1:1/none"]);
+    expect(down.code).toBe(1);
+    expect(down.err).toMatch(/cannot connect to the trace store at postgres:\/\/nobody@127\.0\.0\.1:1\/none/);
+    expect((await vaiInProcess(["store", "upgrade"])).code).toBe(2);
+  });
+});
