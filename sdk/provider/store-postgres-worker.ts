@@ -34,12 +34,15 @@ const client = new pg.Client({
 });
 /** Set once the connection failed: what every later call throws. */
 let lost: StoreError | undefined;
-client.on("error", (e) => {
+const markLost = (why: string) => {
   lost ??= new StoreError(
-    `trace store ${where}: the connection was lost (${e.message}); its writer locks went with it, so nothing more ` +
+    `trace store ${where}: the connection was lost (${why}); its writer locks went with it, so nothing more ` +
       "is written through it (reopen the store and recover the session)",
   );
-});
+};
+client.on("error", (e) => markLost(e.message));
+// A connection the server ended while a query ran rejects that query and then ends, without an 'error' event.
+client.on("end", () => markLost("the server closed it"));
 /** Sessions whose advisory writer lock this connection holds (a session-level lock stacks if taken twice). */
 const held = new Set<string>();
 

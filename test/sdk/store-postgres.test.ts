@@ -6,13 +6,17 @@ import pg from "pg";
 import { keccak256, toHex, type Hex } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startPostgres, type PrivatePostgres } from "../../scripts/lib/private-postgres.js";
-import { migrateStore, StoreSchemaError, TraceStore } from "../../sdk/provider/store.js";
+import { migrateStore, StoreError, StoreSchemaError, TraceStore } from "../../sdk/provider/store.js";
+import { InputError } from "../../bin/cli/common.js";
+import { loadConfig } from "../../bin/cli/config.js";
+import { openStore } from "../../bin/cli/connect.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../sdk/provider/store-postgres-schema.js";
 import { vaiInProcess } from "../cli/cli-helpers.js";
 
 let cluster: PrivatePostgres;
 let databases = 0;
 const fresh = () => cluster.createDatabase(`mig_${++databases}`);
+const USER = `0x${"11".repeat(20)}` as const;
 const id = (label: string): Hex => keccak256(toHex(`${label}:${process.pid}:${Date.now()}`));
 const stores: TraceStore[] = [];
 const open = (url: string) => {
@@ -56,6 +60,48 @@ describe("schema migrations", () => {
     ]);
     await client.end();
     expect(() => TraceStore.open(url)).toThrow(/newer than this vai/);
+  });
+});
+
+describe("a store whose connection was ended by the server", () => {
+  it("refuses every later call instead of reconnecting without its writer lock, which another store can take", async () => {
+    const url = await fresh();
+    await migrateStore(url);
+    const store = open(url);
+    const sessionId = id("dropped");
+    store.createSession({ sessionId, secret: 1n, profile: { version: 1, tools: { read: {} } }, user: USER });
+    store.claimWriter(sessionId);
+    store.append(sessionId, { kind: "call", seq: 0, ts: 0, tool: "read", args: {} });
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    // Every store connection of this database but admin's own: the server ends it, as a restart or a network
+    // failure would.
+    await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    );
+    await admin.end();
+    await new Promise((r) => setTimeout(r, 100));
+    const next = { kind: "call" as const, seq: 1, ts: 0, tool: "read", args: {} };
+    expect(() => store.append(sessionId, next)).toThrow(StoreError);
+    expect(() => store.checkFile()).toThrow(/connection was lost/);
+    expect(() => store.ping()).toThrow(StoreError);
+    // Its lock went with its connection: another store takes the session, and finds the acknowledged record.
+    const other = open(url);
+    other.claimWriter(sessionId);
+    expect(other.count(sessionId)).toBe(1);
+  });
+});
+
+describe("the CLI's store", () => {
+  it("refuses a Postgres store whose schema is behind with an InputError (exit 2) that says to migrate", async () => {
+    const url = await fresh();
+    const config = loadConfig({ store: url }, {});
+    expect(() => openStore(config, false)).toThrow(InputError);
+    expect(() => openStore(config, false)).toThrow(/vai store migrate/);
+    await migrateStore(url);
+    const store = openStore(config, false);
+    stores.push(store!);
+    expect(store!.session(id("none"))).toBeUndefined();
   });
 });
 
