@@ -22,8 +22,8 @@ export interface PrivatePostgres {
 }
 
 /** The folder holding initdb and postgres: PATH's, else the newest /usr/lib/postgresql/<version>/bin. */
-export function postgresBin(): string | undefined {
-  const which = spawnSync("sh", ["-c", "command -v initdb"], { encoding: "utf8" });
+export function postgresBin(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const which = spawnSync("sh", ["-c", "command -v initdb"], { encoding: "utf8", env });
   if (which.status === 0 && which.stdout.trim()) {
     const real = spawnSync("readlink", ["-f", which.stdout.trim()], { encoding: "utf8" }).stdout.trim();
     return join(real, "..");

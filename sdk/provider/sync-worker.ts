@@ -34,6 +34,11 @@ export class SyncWorker {
   private readonly flag = new Int32Array(new SharedArrayBuffer(4));
   private readonly port: MessagePort;
   private readonly worker: Worker;
+  /**
+   * Set once a call went unanswered: its reply may still come, and would be taken for the next call's, and
+   * whether it took effect is unknown, so no later call is made.
+   */
+  private broken: string | undefined;
 
   /** Starts the worker module `entry` (a .ts source under tsx, or its compiled .js) with `data`. */
   constructor(entry: URL, data: Record<string, unknown>) {
@@ -50,16 +55,12 @@ export class SyncWorker {
 
   /** Runs `method` in the worker and returns its reply; a reply that does not come in timeoutMs is a failure. */
   call(method: string, args: unknown[], timeoutMs: number): SyncReply {
+    if (this.broken) return { ok: false, error: { name: "Broken", message: this.broken } };
     Atomics.store(this.flag, 0, 0);
     this.port.postMessage({ method, args } satisfies SyncRequest);
     if (Atomics.wait(this.flag, 0, 0, timeoutMs) === "timed-out") {
-      return {
-        ok: false,
-        error: {
-          name: "Timeout",
-          message: `the store's worker thread did not answer ${method} in ${timeoutMs} ms`,
-        },
-      };
+      this.broken = `the store's worker thread did not answer ${method} in ${timeoutMs} ms (whether it took effect is unknown); reopen the store`;
+      return { ok: false, error: { name: "Timeout", message: this.broken } };
     }
     const reply = receiveMessageOnPort(this.port);
     if (!reply)

@@ -1,11 +1,13 @@
-// The Postgres store's versioned schema (issue 40): a store whose schema is behind (or ahead of) this code is
-// refused, naming `vai store migrate`; migrations apply once, in order, under an advisory lock, and are
-// recorded in schema_migrations; `vai store migrate` says what it applied. The store's contract runs in
+// The Postgres store in one process (issue 40): its versioned schema (a store behind or ahead of this code is
+// refused, naming `vai store migrate`; migrations apply once, in order, under an advisory lock, recorded in
+// schema_migrations), a connection the server ended (lost for good, its writer lock with it), the private
+// cluster's binaries, the CLI's store setting and `vai store migrate`. The store's contract runs in
 // store.test.ts on both stores, its writer lock across processes in store-postgres-writers.test.ts.
+import { existsSync } from "node:fs";
 import pg from "pg";
 import { keccak256, toHex, type Hex } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startPostgres, type PrivatePostgres } from "../../scripts/lib/private-postgres.js";
+import { postgresBin, startPostgres, type PrivatePostgres } from "../../scripts/lib/private-postgres.js";
 import { migrateStore, StoreError, StoreSchemaError, TraceStore } from "../../sdk/provider/store.js";
 import { InputError } from "../../bin/cli/common.js";
 import { loadConfig } from "../../bin/cli/config.js";
@@ -89,6 +91,14 @@ describe("a store whose connection was ended by the server", () => {
     const other = open(url);
     other.claimWriter(sessionId);
     expect(other.count(sessionId)).toBe(1);
+  });
+});
+
+describe("the private cluster's binaries", () => {
+  it("come from Debian's /usr/lib/postgresql/<version>/bin when initdb is not on PATH", () => {
+    const bin = postgresBin({ PATH: "/nonexistent" });
+    if (existsSync("/usr/lib/postgresql")) expect(bin).toMatch(/^\/usr\/lib\/postgresql\/\d+\/bin$/);
+    else expect(bin).toBeUndefined();
   });
 });
 
