@@ -4,8 +4,8 @@
 // synchronous; it is written out here because it is small, and because the store needs one worker that
 // keeps its state (a database connection holding session-level locks) from call to call.
 // Both sides: SyncWorker is the caller's end, serveSync the worker's.
-import { fileURLToPath } from "node:url";
 import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import {
   MessageChannel,
   receiveMessageOnPort,
@@ -74,8 +74,8 @@ export class SyncWorker {
 }
 
 /**
- * The worker's end: answers each request with handlers[method](...args), one at a time, and wakes the
- * caller after each reply is posted. Returns the worker's data (what the caller passed, less the plumbing).
+ * The worker's end: answers each request with handlers[method](...args), and wakes the caller after each
+ * reply is posted. Requests come one at a time, since the caller waits for each reply before the next.
  */
 export function serveSync(handlers: Record<string, (...args: never[]) => Promise<unknown>>): void {
   const { flag, port } = workerData as { flag: SharedArrayBuffer; port: MessagePort };
