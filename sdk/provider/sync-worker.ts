@@ -48,6 +48,9 @@ export class SyncWorker {
       workerData: { ...data, entry: entry.href, flag: this.flag.buffer, port: port2 },
       transferList: [port2],
     });
+    // A worker that throws or exits is not the process's failure: the calls it leaves unanswered fail instead
+    // (an 'error' event without a listener would end the process).
+    this.worker.on("error", (e) => (this.broken ??= `the worker thread stopped: ${e.message}`));
     // Neither keeps the process alive: a store left open must not keep a finished program running.
     this.worker.unref();
     this.port.unref();
@@ -56,6 +59,13 @@ export class SyncWorker {
   /** Runs `method` in the worker and returns its reply; a reply that does not come in timeoutMs is a failure. */
   call(method: string, args: unknown[], timeoutMs: number): SyncReply {
     if (this.broken) return { ok: false, error: { name: "Broken", message: this.broken } };
+    // No reply is owed between calls: a message waiting now is the worker saying it could not start.
+    const unsolicited = receiveMessageOnPort(this.port);
+    if (unsolicited) {
+      const failure = unsolicited.message as SyncReply;
+      this.broken = failure.ok ? "the worker thread sent a reply no call asked for" : failure.error.message;
+      return { ok: false, error: { name: "Broken", message: this.broken } };
+    }
     Atomics.store(this.flag, 0, 0);
     this.port.postMessage({ method, args } satisfies SyncRequest);
     if (Atomics.wait(this.flag, 0, 0, timeoutMs) === "timed-out") {
