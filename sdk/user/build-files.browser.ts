@@ -1,0 +1,8 @@
+// The page's twin of build-files.ts: a browser holds no build, so every check rests on what the manifest embeds.
+import type { FileRef } from "../manifest/manifest.js";
+
+export const rel = (file: string): string => file;
+
+export function buildFile(_ref: FileRef, _what: string, _manifestPath: string): Uint8Array | undefined {
+  return undefined;
+}
