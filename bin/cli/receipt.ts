@@ -1,6 +1,6 @@
 // vai receipt check|post: the user's side of a provider-signed receipt (docs/PROTOCOL.md "Receipts").
 import { readFileSync } from "node:fs";
-import { checkReceiptOrThrow, receiptLines } from "../../sdk/user/receipt-check.js";
+import { checkReceiptOrThrow, receiptDeadline, receiptLines } from "../../sdk/user/receipt-check.js";
 import { CHAIN_OPTIONS, HELP, InputError, output, parseCommand, runCommand, type Command } from "./common.js";
 import { USAGE } from "./usage.js";
 import { connect, parseRole } from "./connect.js";
@@ -48,14 +48,22 @@ async function checked(argv: string[], wallet: boolean) {
 
 const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
   async check(argv) {
-    const { values, receipt, signer, session } = await checked(argv, false);
+    const { values, receipt, escrow, signer, session } = await checked(argv, false);
     const short = session.closed && receipt.n > session.finalN;
+    const deadline = await receiptDeadline(escrow, receipt.sessionId, session);
     output(
       values.json,
-      { ok: true, signer, n: receipt.n, sessionClosed: session.closed, closedShort: short },
+      {
+        ok: true,
+        signer,
+        n: receipt.n,
+        sessionClosed: session.closed,
+        closedShort: short,
+        postUntil: deadline.until === null ? null : Number(deadline.until),
+      },
       () => {
         const [first, advice] = receiptLines(receipt, signer, session);
-        return [first!, `  ${advice}`];
+        return [first!, `  ${advice}`, `  ${deadline.line}`];
       },
     );
   },

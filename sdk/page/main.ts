@@ -2,7 +2,7 @@
 // the library's user side (sdk/user) and nothing else: the same functions `vai verify` and `vai promise check`
 // run, over a JSON-RPC URL the user gives and the manifest the page was built with (or one from a URL). The
 // Node-only leaves of those functions are swapped for their `.browser.ts` twins by scripts/build-page.ts.
-import { formatEther, getAddress, isAddress, type Address, type Hex } from "viem";
+import { formatEther, getAddress, isAddress, type Address } from "viem";
 import { ClaimStatus, EscrowClient } from "../chain/escrow.js";
 import { rpcChain, type ChainHandle } from "../chain/network.js";
 import { describeError } from "../chain/retry.js";
@@ -113,7 +113,11 @@ async function loadManifest(url: string): Promise<Loaded> {
 }
 
 /** The chain behind the RPC URL, and an escrow contract there: each failure in words a user can act on. */
-async function openEscrow(rpc: string, escrowText: string): Promise<{ chain: ChainHandle; escrow: Address }> {
+async function openEscrow(
+  rpc: string,
+  escrowText: string,
+  chainIdText: string,
+): Promise<{ chain: ChainHandle; escrow: Address }> {
   if (!rpc) throw new PlainError("give the JSON-RPC URL of the chain the escrow lives on");
   if (!/^https?:\/\//.test(rpc)) throw new PlainError(`${rpc} is not an http(s) JSON-RPC URL`);
   if (!isAddress(escrowText)) throw new PlainError(`${escrowText || "(empty)"} is not an escrow address`);
@@ -127,6 +131,10 @@ async function openEscrow(rpc: string, escrowText: string): Promise<{ chain: Cha
       `the JSON-RPC endpoint ${rpc} does not answer (is the URL right, the node up, and does it allow this page's origin?): ${shortError(e)}`,
     );
   }
+  if (chainIdText && chainIdText !== String(chain.chainId))
+    throw new PlainError(
+      `the JSON-RPC endpoint ${rpc} serves chain ${chain.chainId}, not chain ${chainIdText}: a wrong RPC URL for this escrow`,
+    );
   const code = await chain.publicClient.getCode({ address: escrow });
   if (!code || code === "0x")
     throw new PlainError(
@@ -337,7 +345,7 @@ async function run(): Promise<void> {
     const loaded = await loadManifest(field("manifestUrl"));
     $("source").textContent =
       `manifest: ${loaded.source}, sha256 ${loaded.sha256} (${Object.keys(loaded.manifest.circuits).length} circuits)`;
-    const { chain, escrow } = await openEscrow(rpc, field("escrow"));
+    const { chain, escrow } = await openEscrow(rpc, field("escrow"), field("chainId"));
     const fromBlock = BigInt(/^\d+$/.test(field("fromBlock")) ? field("fromBlock") : "0");
     let verdict: { kind: VerdictAttr; line: string };
     if (receiptText) verdict = await receiptView(chain, escrow, receiptText);
@@ -364,17 +372,20 @@ async function run(): Promise<void> {
   }
 }
 
+/** The link's query keys and the fields they fill. */
+const QUERY: [string, string][] = [
+  ["rpc", "rpc"],
+  ["chain", "chainId"],
+  ["escrow", "escrow"],
+  ["claim", "claim"],
+  ["promise", "promise"],
+  ["fromBlock", "fromBlock"],
+  ["manifest", "manifestUrl"],
+];
+
 function fromQuery(): boolean {
   const q = new URLSearchParams(location.search);
-  const map: Record<string, string> = {
-    rpc: "rpc",
-    escrow: "escrow",
-    claim: "claim",
-    promise: "promise",
-    fromBlock: "fromBlock",
-    manifest: "manifestUrl",
-  };
-  for (const [k, id] of Object.entries(map)) {
+  for (const [k, id] of QUERY) {
     const v = q.get(k);
     if (v !== null) $<HTMLInputElement>(id).value = v;
   }
@@ -384,17 +395,8 @@ function fromQuery(): boolean {
 $("form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   const q = new URLSearchParams();
-  for (const [k, id] of [
-    ["rpc", "rpc"],
-    ["escrow", "escrow"],
-    ["claim", "claim"],
-    ["promise", "promise"],
-    ["fromBlock", "fromBlock"],
-    ["manifest", "manifestUrl"],
-  ] as const)
-    if (field(id)) q.set(k, field(id));
+  for (const [k, id] of QUERY) if (field(id)) q.set(k, field(id));
   history.replaceState(null, "", `?${q}`);
   void run();
 });
 if (fromQuery()) void run();
-export type { Hex };

@@ -5,7 +5,7 @@
 // promise (with its document). Every settled claim's verdict is also `verifySettlement`'s (what `vai verify`
 // runs) in Node, so page and CLI are held to the same answer. Screenshots of the main states go to
 // docs/page/ when ZKVAI_PAGE_SCREENSHOTS=1.
-import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,6 +33,7 @@ import { validLine, verdictOf } from "../../sdk/user/verdict.js";
 import { servePage } from "../../bin/cli/page.js";
 import { buildPage } from "../../scripts/build-page.js";
 import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
+import type { Manifest } from "../../sdk/manifest/manifest.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const PROFILE: EncodingProfile = { version: 1, tools: { read: {}, send_email: { target: "to" } } };
@@ -57,6 +58,7 @@ const claims = {} as Record<
 /** Each in-browser Groth16 verification (ms), for docs/BENCHMARKS.md. */
 const proofTimes: { what: string; ms: number[] }[] = [];
 let fakeEscrow: Address;
+let tamperedManifest: Manifest;
 let receiptJson: string;
 
 async function session(
@@ -81,6 +83,11 @@ const rpc = (method: string, params: unknown[] = []) =>
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
   const built = await buildPage({ out: mkdtempSync(join(tmpdir(), "zkvai-page-")) });
+  // A manifest a user might be handed instead of the page's own: aap4_n8's key checksum altered.
+  const tampered = JSON.parse(readFileSync(join(built.out, "manifest.json"), "utf8")) as Manifest;
+  tampered.circuits.aap4_n8!.files.vkey.sha256 = "0".repeat(64);
+  writeFileSync(join(built.out, "tampered.json"), JSON.stringify(tampered));
+  tamperedManifest = tampered;
   server = await servePage(built.out, 0, "127.0.0.1");
   pageUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
   node = await startHardhatNode();
@@ -218,9 +225,21 @@ const link = (claim: bigint, escrow: Address = deployment.escrow.address) => ({
 });
 
 /** What `vai verify` answers in Node for the same claim: its line. */
-async function cliLine(claimId: bigint, escrow: Address = deployment.escrow.address): Promise<string> {
+async function cliLine(
+  claimId: bigint,
+  escrow: Address = deployment.escrow.address,
+  manifest?: Manifest,
+): Promise<string> {
   try {
-    return validLine(await verifySettlement({ chain, escrow, fromBlock: 0n, claimId }));
+    return validLine(
+      await verifySettlement({
+        chain,
+        escrow,
+        fromBlock: 0n,
+        claimId,
+        ...(manifest ? { manifest, manifestPath: "tampered.json" } : {}),
+      }),
+    );
   } catch (e) {
     return verdictOf(e)?.line ?? `error: ${(e as Error).message}`;
   }
@@ -280,6 +299,16 @@ describe("the check page in chromium", () => {
     expect(v.line).toBe(await cliLine(claims.fakeVerifier, fakeEscrow));
   });
 
+  it("a manifest from a URL the user gives: named with its sha256, and its altered key checksum caught", async () => {
+    const v = await open({ ...link(claims.satisfied), manifest: "./tampered.json" });
+    expect(await page.locator("#source").textContent()).toMatch(
+      /^manifest: \.\/tampered\.json, sha256 [0-9a-f]{64}/,
+    );
+    expect(v.kind).toBe("invalid");
+    expect(v.line).toMatch(/^settlement NOT valid: the verification key .* embeds for aap4_n8 has sha256/);
+    expect(v.line).toBe(await cliLine(claims.satisfied, deployment.escrow.address, tamperedManifest));
+  });
+
   it("a claim id that does not exist", async () => {
     const v = await open(link(999n));
     expect(v.kind).toBe("no-such-claim");
@@ -292,6 +321,10 @@ describe("the check page in chromium", () => {
     const v = await open({ ...link(claims.satisfied), rpc: down }, "rpc-down");
     expect(v.kind).toBe("error");
     expect(v.line).toMatch(new RegExp(`^the JSON-RPC endpoint ${down} does not answer`));
+    const other = await open({ ...link(claims.satisfied), chain: "1" });
+    expect(other.line).toBe(
+      `the JSON-RPC endpoint ${node.url} serves chain 31337, not chain 1: a wrong RPC URL for this escrow`,
+    );
     const none = await open(link(1n, "0x000000000000000000000000000000000000dEaD"));
     expect(none.line).toMatch(
       /^there is no contract at 0x000000000000000000000000000000000000dEaD on chain 31337/,
@@ -303,6 +336,10 @@ describe("the check page in chromium", () => {
     const good = await open(base, "receipt", { receipt: receiptJson });
     expect(good.kind).toBe("valid");
     expect(good.line).toMatch(/^receipt valid: receipt for the first 2 records of session 0x/);
+    // Closed, with a claim filed and no receipt window (this deployment's): the spare's deadline has passed.
+    expect(good.line).toMatch(
+      /the receipt window ended at \d{4}-.*: it can be posted only while no claim on the session has been filed$/,
+    );
     const forged = JSON.stringify({ ...JSON.parse(receiptJson), n: 1 });
     const bad = await open(base, undefined, { receipt: forged });
     expect(bad.kind).toBe("invalid");
