@@ -201,7 +201,8 @@ async function checkClaim(
     const v = verdictOf(e);
     if (!v) throw e;
     verdict = {
-      kind: v.kind === "not-settled" ? "pending" : v.kind,
+      // Open: pending until the proof window ends; overdue: no proof came, anyone may now call claimDefault.
+      kind: v.kind === "not-settled" ? (v.state === "open" ? "pending" : "not-settled") : v.kind,
       line: v.kind === "not-settled" && v.state === "open" ? `pending: ${v.line}` : v.line,
     };
     if (v.kind === "invalid" || v.kind === "unchecked") failed = v.reason;

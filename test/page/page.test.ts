@@ -52,7 +52,7 @@ let browser: Browser;
 let page: Page;
 let promiseId: bigint;
 const claims = {} as Record<
-  "satisfied" | "violated" | "defaulted" | "open" | "fakeVerifier" | "segmented",
+  "satisfied" | "violated" | "defaulted" | "overdue" | "open" | "fakeVerifier" | "segmented",
   bigint
 >;
 /** Each in-browser Groth16 verification (ms), for docs/BENCHMARKS.md. */
@@ -97,8 +97,9 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), "zkvai-page-test-"));
   store = TraceStore.open(join(dir, "store.sqlite"));
   const spec = { predicate: "AAP-4", theta: THETA, profile: PROFILE, payout: parseEther("1") };
-  promiseId = (await registerPromise(deployment.record, escrow, store, { ...spec, reserve: parseEther("5") }))
-    .promiseId;
+  promiseId = (
+    await registerPromise(deployment.record, escrow, store, { ...spec, reserve: parseEther("10") })
+  ).promiseId;
   const asUser = escrow.as(chain.wallets[1]);
   const file = async (label: string, to: string) =>
     (await asUser.fileClaim((await session(label, escrow, store, to)).sessionId, promiseId, BOND)).claimId;
@@ -141,6 +142,7 @@ beforeAll(async () => {
   }
 
   claims.defaulted = await file("defaulted", "eve@evil.example");
+  claims.overdue = await file("overdue", "eve@evil.example");
   await rpc("evm_increaseTime", [3 * 24 * 3600 + 1]);
   await rpc("evm_mine");
   await escrow.claimDefault(claims.defaulted);
@@ -284,6 +286,15 @@ describe("the check page in chromium", () => {
     expect(v.kind).toBe("defaulted");
     expect(v.line).toMatch(/was not settled by a proof: it defaulted/);
     expect(v.line).toBe(await cliLine(claims.defaulted));
+  });
+
+  it("an overdue claim: no proof came and nobody has called claimDefault yet", async () => {
+    const v = await open(link(claims.overdue));
+    expect(v.kind).toBe("not-settled");
+    expect(v.line).toMatch(
+      /no proof came within its proof window \(ended \d{4}-.*\); anyone may now call claimDefault/,
+    );
+    expect(v.line).toBe(await cliLine(claims.overdue));
   });
 
   it("an open claim: pending, with its deadline", async () => {
