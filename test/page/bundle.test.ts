@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildPage } from "../../scripts/build-page.js";
+import { pageDir, servePage } from "../../bin/cli/page.js";
 import { loadManifest } from "../../sdk/manifest/manifest.js";
 
 describe("the check page's bundle", () => {
@@ -28,5 +29,24 @@ describe("the check page's bundle", () => {
       expect.arrayContaining(["contracts/Escrow.sol", "contracts/PoseidonT4.sol"]),
     );
     expect(Object.keys(code.code).length).toBe(Object.keys(loadManifest().circuits).length + 2);
+
+    // vai page: plain static files from that folder, nothing outside it.
+    expect(pageDir(out)).toBe(out);
+    expect(() => pageDir(join(out, "nothing-here"))).toThrow(
+      /no built page in .*: run `npm run build:page` first/,
+    );
+    const server = await servePage(out, 0, "127.0.0.1");
+    try {
+      const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      const index = await fetch(`${base}/?rpc=x&claim=1`);
+      expect(index.status).toBe(200);
+      expect(index.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect((await fetch(`${base}/page.js`)).headers.get("content-type")).toMatch(/^text\/javascript/);
+      for (const escape of ["/%2e%2e/package.json", "/..%2fpackage.json", "/%2e%2e%2f%2e%2e%2fetc/passwd"])
+        expect((await fetch(`${base}${escape}`)).status, escape).toBe(404);
+      expect((await fetch(`${base}/`, { method: "POST" })).status).toBe(405);
+    } finally {
+      server.close();
+    }
   });
 });
