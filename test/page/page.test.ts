@@ -3,7 +3,7 @@
 // one-line verdict: a satisfied claim, a violated claim, a default, a claim still open, a claim settled through
 // a verifier that is not the manifest's, an RPC that is down, a claim that does not exist, a wrong receipt, and a
 // promise (with its document). Every settled claim's verdict is also `verifySettlement`'s (what `vai verify`
-// runs) in Node, so page and CLI are held to the same answer. Screenshots of the main states go to
+// runs) in Node, and the receipt's `vai receipt check`'s, so page and CLI are held to the same answer. Screenshots of the main states go to
 // docs/page/ when ZKVAI_PAGE_SCREENSHOTS=1.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
@@ -34,6 +34,8 @@ import { servePage } from "../../bin/cli/page.js";
 import { buildPage } from "../../scripts/build-page.js";
 import { HARDHAT_ACCOUNT_0 } from "../helpers/accounts.js";
 import type { Manifest } from "../../sdk/manifest/manifest.js";
+import { writeDeployment } from "../../sdk/chain/deployment.js";
+import { vaiInProcess } from "../cli/cli-helpers.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const PROFILE: EncodingProfile = { version: 1, tools: { read: {}, send_email: { target: "to" } } };
@@ -355,6 +357,34 @@ describe("the check page in chromium", () => {
     const bad = await open(base, undefined, { receipt: forged });
     expect(bad.kind).toBe("invalid");
     expect(bad.line).toMatch(/^receipt NOT valid: the escrow would refuse this receipt/);
+
+    // `vai receipt check` says the same, from the same code (sdk/user/receipt-check.ts).
+    const dir = mkdtempSync(join(tmpdir(), "zkvai-page-receipt-"));
+    writeDeployment(join(dir, "deployment.json"), deployment.record);
+    writeFileSync(join(dir, "good.json"), receiptJson);
+    writeFileSync(join(dir, "forged.json"), forged);
+    const cli = (file: string) =>
+      vaiInProcess([
+        "receipt",
+        "check",
+        join(dir, file),
+        "--rpc-url",
+        node.url,
+        "--deployment",
+        join(dir, "deployment.json"),
+      ]);
+    const ok = await cli("good.json");
+    expect(ok.code, ok.err).toBe(0);
+    expect(
+      `receipt valid: ${ok.out
+        .trim()
+        .split("\n")
+        .map((l) => l.trim())
+        .join(" ")}`,
+    ).toBe(good.line);
+    const refused = await cli("forged.json");
+    expect(refused.code).toBe(2);
+    expect(refused.err.trim()).toBe(`vai receipt check: ${bad.line.replace(/^receipt NOT valid: /, "")}`);
   });
 
   it("a promise: its terms, θ against the params hash, every verifier the manifest's", async () => {
