@@ -1,10 +1,11 @@
 // The check page (sdk/page) in a real browser: Debian's chromium driven by playwright-core, against a `hardhat
 // node` with zkVAI deployed. Each case opens the page from a link (?rpc=…&escrow=…&claim=…) and reads its
-// one-line verdict: a satisfied claim, a violated claim, a default, a claim still open, a claim settled through
-// a verifier that is not the manifest's, an RPC that is down, a claim that does not exist, a wrong receipt, and a
-// promise (with its document). Every settled claim's verdict is also `verifySettlement`'s (what `vai verify`
-// runs) in Node, and the receipt's `vai receipt check`'s, so page and CLI are held to the same answer. Screenshots of the main states go to
-// docs/page/ when ZKVAI_PAGE_SCREENSHOTS=1.
+// one-line verdict: a satisfied claim, a violated claim, a segment chain, a default, an overdue and an open
+// claim, a claim settled through a verifier that is not the manifest's, a manifest from a URL, an RPC that is
+// down (and a wrong chain, an address with no escrow), a claim that does not exist, a good and a forged receipt,
+// and a promise (with its document). Every claim's verdict is also `verifySettlement`'s (what `vai verify` runs)
+// in Node, and the receipt's `vai receipt check`'s, so page and CLI are held to the same answer. Screenshots of
+// the main states go to docs/page/ when ZKVAI_PAGE_SCREENSHOTS=1.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { tmpdir } from "node:os";
