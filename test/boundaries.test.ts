@@ -21,6 +21,7 @@ type Layer =
   | "provider"
   | "adapters"
   | "user"
+  | "page"
   | "dev"
   | "manifest"
   | "artifacts"
@@ -37,6 +38,8 @@ const ALLOWED: Record<Layer, Layer[]> = {
   adapters: ["core", "chain", "provider"],
   manifest: ["core", "chain"],
   user: ["core", "chain", "manifest"],
+  // The check page (sdk/page, bundled for the browser by scripts/build-page.ts): the user side and below.
+  page: ["core", "chain", "manifest", "user"],
   dev: ["core", "chain"],
   artifacts: ["core", "chain", "manifest"],
   prover: ["core", "chain", "provider", "manifest", "artifacts"],
@@ -46,6 +49,7 @@ const ALLOWED: Record<Layer, Layer[]> = {
     "chain",
     "provider",
     "user",
+    "page",
     "dev",
     "manifest",
     "artifacts",
@@ -72,6 +76,9 @@ const FORBIDDEN_PACKAGES: Partial<Record<Layer, RegExp>> = {
   adapters: /^(hardhat|snarkjs|better-sqlite3)(\/|$)/,
   manifest: forbid("hardhat|snarkjs|better-sqlite3|viem"),
   user: forbid("hardhat"),
+  page: forbid(
+    "(node:)?(fs|fs\\/promises|child_process|net|http|https|os|worker_threads|module|path|crypto)|better-sqlite3|hardhat|solc",
+  ),
   dev: forbid("snarkjs"),
   artifacts: forbid("hardhat"),
   prover: forbid("hardhat"),
@@ -82,6 +89,7 @@ function layerOf(rel: string): Layer | undefined {
   if (rel.startsWith("sdk/core/")) return "core";
   if (rel.startsWith("sdk/chain/")) return "chain";
   if (rel.startsWith("sdk/user/")) return "user";
+  if (rel.startsWith("sdk/page/")) return "page";
   if (rel.startsWith("sdk/dev/")) return "dev";
   if (rel.startsWith("sdk/adapters/")) return "adapters";
   if (rel.startsWith("sdk/manifest/")) return "manifest";

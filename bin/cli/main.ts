@@ -57,6 +57,10 @@ const COMMANDS: Record<string, Entry> = {
     summary: "check that a settlement followed from a valid proof",
     load: async () => (await import("./verify.js")).verifyCommand,
   },
+  page: {
+    summary: "serve the page where a user checks a promise or a settlement in the browser",
+    load: async () => (await import("./page.js")).pageCommand,
+  },
   check: {
     summary: "evaluate a promise on a trace file, optionally prove it locally",
     load: async () => {

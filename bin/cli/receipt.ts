@@ -1,6 +1,6 @@
 // vai receipt check|post: the user's side of a provider-signed receipt (docs/PROTOCOL.md "Receipts").
 import { readFileSync } from "node:fs";
-import { parseReceiptJson, verifyReceipt } from "../../sdk/chain/receipts.js";
+import { checkReceiptOrThrow, receiptDeadline, receiptLines } from "../../sdk/user/receipt-check.js";
 import { CHAIN_OPTIONS, HELP, InputError, output, parseCommand, runCommand, type Command } from "./common.js";
 import { USAGE } from "./usage.js";
 import { connect, parseRole } from "./connect.js";
@@ -22,7 +22,7 @@ export const receiptCommand: Command = {
   },
 };
 
-function readReceipt(file: string | undefined) {
+function readReceiptText(file: string | undefined): string {
   if (!file) throw new InputError("missing <receipt.json>");
   let text: string;
   try {
@@ -30,7 +30,7 @@ function readReceipt(file: string | undefined) {
   } catch (e) {
     throw new InputError(`cannot read ${file}: ${(e as Error).message}`);
   }
-  return parseReceiptJson(text);
+  return text;
 }
 
 /** The receipt checked as postReceipt will check it, and against the escrow the command connects to. */
@@ -40,40 +40,31 @@ async function checked(argv: string[], wallet: boolean) {
     { ...CHAIN_OPTIONS, spare: { type: "boolean", default: false } },
     ["receipt.json"],
   );
-  const receipt = readReceipt(positionals[0]);
+  const text = readReceiptText(positionals[0]);
   const { escrow } = await connect(values, { role: parseRole(values.as, "user"), wallet });
-  if (
-    receipt.chainId !== escrow.chain.chainId ||
-    receipt.escrow.toLowerCase() !== escrow.address.toLowerCase()
-  )
-    throw new InputError(
-      `the receipt is for escrow ${receipt.escrow} on chain ${receipt.chainId}, not ${escrow.address} on chain ${escrow.chain.chainId}`,
-    );
-  const check = await verifyReceipt(
-    { chainId: receipt.chainId, escrow: receipt.escrow },
-    receipt,
-    receipt.signature,
-  );
-  if (!check.ok) throw new InputError(`the escrow would refuse this receipt: ${check.message}`);
-  const session = await escrow.session(receipt.sessionId);
-  return { values, receipt, escrow, signer: check.signer, session };
+  const { receipt, signer, session } = await checkReceiptOrThrow(escrow, text);
+  return { values, receipt, escrow, signer, session };
 }
 
 const HANDLERS: Record<string, (argv: string[]) => Promise<void>> = {
   async check(argv) {
-    const { values, receipt, signer, session } = await checked(argv, false);
+    const { values, receipt, escrow, signer, session } = await checked(argv, false);
     const short = session.closed && receipt.n > session.finalN;
+    const deadline = await receiptDeadline(escrow, receipt.sessionId, session);
     output(
       values.json,
-      { ok: true, signer, n: receipt.n, sessionClosed: session.closed, closedShort: short },
-      () => [
-        `receipt for the first ${receipt.n} records of session ${receipt.sessionId}, signed by its provider ${signer}`,
-        session.closed
-          ? short
-            ? `  the session closed at ${session.finalN} records, fewer than this receipt: post it (vai receipt post) and every claim defaults to you`
-            : `  the session closed at ${session.finalN} records; post it if you doubt the history behind the checkpoints`
-          : `  the session is open: ${session.checkpointCount} entries, the last at ${session.lastN} records`,
-      ],
+      {
+        ok: true,
+        signer,
+        n: receipt.n,
+        sessionClosed: session.closed,
+        closedShort: short,
+        postUntil: deadline.until === null ? null : Number(deadline.until),
+      },
+      () => {
+        const [first, advice] = receiptLines(receipt, signer, session);
+        return [first!, `  ${advice}`, `  ${deadline.line}`];
+      },
     );
   },
   async post(argv) {

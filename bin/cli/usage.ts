@@ -167,4 +167,14 @@ Prints one line:
 exit codes: 0 valid (also under insecure keys: the line and --json's "insecureKeys" say so),
             1 not valid or could not be checked, 2 bad input, 3 no proof to check (no such claim,
             not settled yet, defaulted)`,
+  page: `usage: vai page [--port 8080] [--host 127.0.0.1] [--dir <folder>]
+
+Serves the check page as static files: a user opens it, gives a JSON-RPC URL and an escrow address
+(or a link carries them: ?rpc=<url>&escrow=<address>&claim=<id> or &promise=<id>), and the browser
+runs the same checks as \`vai verify\` and \`vai promise check\`, the Groth16 proof included, with the
+manifest the page was built with. Nothing is sent anywhere but to that JSON-RPC URL.
+  --port <n>        port to listen on (default 8080; 0 picks a free one)
+  --host <addr>     address to listen on (default 127.0.0.1)
+  --dir <folder>    the built page (default: the package's dist/page, from \`npm run build:page\`);
+                    a provider may host that folder anywhere as plain files instead`,
 } as const;

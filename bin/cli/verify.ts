@@ -17,13 +17,7 @@ import {
 import { USAGE } from "./usage.js";
 import { loadConfig, rpcUrlFor } from "./config.js";
 import { connect, openChain } from "./connect.js";
-import {
-  ClaimNotSettled,
-  NoSuchClaim,
-  SettlementInvalid,
-  SettlementUncheckable,
-} from "../../sdk/user/errors.js";
-import { INSECURE_KEYS_WARNING } from "../../sdk/user/deployment-check.js";
+import { validLine, verdictOf } from "../../sdk/user/verdict.js";
 import { verifySettlement, type SettlementReport } from "../../sdk/user/verify-settlement.js";
 import type { ZkvaiError } from "../../sdk/core/errors.js";
 
@@ -88,42 +82,10 @@ export const verifyCommand: Command = {
       } finally {
         await releaseProver();
       }
-      const what = report.violated ? "violation" : "satisfaction";
-      const line = report.insecureKeys
-        ? `settlement valid under ${INSECURE_KEYS_WARNING}, so it shows nothing about the session (${what} proven for session ${report.sessionId}, promise ${report.promiseId})`
-        : `settlement valid: ${what} proven for session ${report.sessionId}, promise ${report.promiseId}`;
+      const line = validLine(report);
       output(values.json, { valid: true, verdict: "valid", ...report }, () => [
         line,
         ...(values.verbose ? report.checks.map((c) => `  ✓ ${c}`) : []),
       ]);
     }),
 };
-
-/**
- * The line and exit code of every answer that is not "valid" (USAGE.verify lists them): 1 for a settlement that
- * is NOT valid or could NOT be verified, 3 for a claim with no proof to check (none with that id, not settled
- * yet, defaulted).
- */
-function verdictOf(e: unknown): { kind: string; line: string; reason: string; exitCode: number } | undefined {
-  if (e instanceof SettlementInvalid)
-    return { kind: "invalid", line: `settlement NOT valid: ${e.message}`, reason: e.message, exitCode: 1 };
-  if (e instanceof SettlementUncheckable)
-    return {
-      kind: "unchecked",
-      line: `settlement NOT verified: ${e.message}`,
-      reason: e.message,
-      exitCode: 1,
-    };
-  // These messages say themselves that nothing was settled by a proof: "claim 9 does not exist …", "claim 2 is
-  // not settled yet: …", "claim 2 was not settled by a proof: it defaulted …".
-  if (e instanceof NoSuchClaim)
-    return { kind: "no-such-claim", line: e.message, reason: e.message, exitCode: 3 };
-  if (e instanceof ClaimNotSettled)
-    return {
-      kind: e.state === "defaulted" ? "defaulted" : "not-settled",
-      line: e.message,
-      reason: e.message,
-      exitCode: 3,
-    };
-  return undefined;
-}

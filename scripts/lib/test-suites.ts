@@ -74,6 +74,9 @@ export const FULL_ONLY = [
   // The coverage replay with every judged AgentDojo pair settled on an in-process chain with real proofs
   // (issue 37). npm test keeps the verdicts-only replay (test/prover/replay.test.ts).
   "test/full/replay.test.ts",
+  // The check page in Debian's chromium against a hardhat node (issue 39): twelve cases, five claims proven and
+  // settled first (about 55 s on 2 cores). npm test keeps test/page/bundle.test.ts (the bundle carries no Node).
+  "test/page/page.test.ts",
 ];
 
 /**

@@ -2,11 +2,12 @@
 import { existsSync } from "node:fs";
 import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
-import { getAddress, type Abi, type Address, type Hex, type TransactionReceipt } from "viem";
+import { getAddress, type Abi, type Address, type Hex } from "viem";
 import { hardhatArtifactsDir } from "./locations.js";
 import type { ChainHandle, Wallet } from "./network.js";
 import { BuildMissingError } from "../core/errors.js";
 import { ChainStateError } from "./escrow-errors.js";
+import { receiptOf } from "./tx-receipt.js";
 
 const COMPILE_HINT =
   "run `npm run setup` (or `vai setup`) first, or point ZKVAI_BUILD_DIR at a build that has";
@@ -54,12 +55,7 @@ export interface Deployed {
   gasUsed: bigint;
 }
 
-export async function receiptOf(chain: ChainHandle, hash: Hex): Promise<TransactionReceipt> {
-  const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
-  if (receipt.status !== "success")
-    throw new ChainStateError(`transaction ${hash} reverted`, { details: { txHash: hash } });
-  return receipt;
-}
+export { receiptOf } from "./tx-receipt.js";
 
 /** Deploys raw bytecode; exported for contracts that are not Hardhat artifacts (circomlibjs' Poseidon). */
 export async function deployBytecode(

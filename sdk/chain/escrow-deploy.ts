@@ -3,7 +3,6 @@
 // to the provider that opens them.
 // sdk/chain/escrow.ts re-exports all of it beside the client.
 import { DEFAULT_RECEIPT_WINDOW_S } from "../core/checkpoints.js";
-import { randomBytes } from "node:crypto";
 import { getAddress, keccak256, toHex, type Address, type Hex } from "viem";
 import { deployContract, type Deployed } from "./artifacts.js";
 import type { ChainHandle, Wallet } from "./network.js";
@@ -92,7 +91,10 @@ export async function deployEscrow(
  * copied openSession transaction cannot take a provider's id.
  */
 export function scopedSessionId(provider: Address, label?: string): Hex {
-  const tail = label === undefined ? toHex(randomBytes(12)) : keccak256(toHex(label)).slice(0, 26);
+  const tail =
+    label === undefined
+      ? toHex(crypto.getRandomValues(new Uint8Array(12)))
+      : keccak256(toHex(label)).slice(0, 26);
   return `${provider.toLowerCase()}${tail.slice(2)}` as Hex;
 }
 

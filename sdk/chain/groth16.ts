@@ -22,7 +22,7 @@ interface CachedCurve {
 const cachedCurve = () => (globalThis as { curve_bn128?: CachedCurve | null }).curve_bn128 ?? undefined;
 
 let running = 0;
-let idleTimer: NodeJS.Timeout | undefined;
+let idleTimer: ReturnType<typeof setTimeout> | undefined;
 
 function releaseWhenIdle(): void {
   clearTimeout(idleTimer);
@@ -34,7 +34,8 @@ function releaseWhenIdle(): void {
     void curve.terminate();
   }, IDLE_RELEASE_MS);
   // The pool's own threads hold the process until then; the timer itself holds nothing.
-  idleTimer.unref();
+  // (A browser's timers have no unref, and hold nothing either.)
+  (idleTimer as { unref?: () => void }).unref?.();
 }
 
 /** Runs `work` (anything that uses snarkjs' cached curve); the curve's pool is released once all such work is done. */

@@ -91,7 +91,7 @@ export class RecordSizeError extends RecordError {
 export function checkSize(what: string, canonical: string, limit: number, name: string): void {
   // UTF-8 never takes fewer bytes than UTF-16 units, nor more than three per unit: skip the count when it is clear.
   if (canonical.length * 3 <= limit) return;
-  const bytes = Buffer.byteLength(canonical, "utf8");
+  const bytes = new TextEncoder().encode(canonical).length;
   if (bytes > limit) {
     throw new RecordSizeError(
       `${what} is ${bytes} bytes of canonical JSON, over the ${limit}-byte limit (${name})`,

@@ -6,7 +6,16 @@ import { createHash } from "node:crypto";
 import { createReadStream, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { artifactsRoot, buildDir } from "../chain/locations.js";
-import { BuildMissingError, InputError } from "../core/errors.js";
+import { BuildMissingError } from "../core/errors.js";
+import {
+  ManifestError,
+  parseManifest,
+  type CircuitEntry,
+  type FileRef,
+  type Manifest,
+  type VerificationKey,
+} from "./manifest-core.js";
+export * from "./manifest-core.js";
 
 /** The manifest's path relative to the artifacts root (the parent of the build directory). */
 export const MANIFEST_PATH = "build/manifest.json";
@@ -14,71 +23,6 @@ export const MANIFEST_PATH = "build/manifest.json";
 /** The manifest of the configured build directory (sdk/chain/locations.ts). */
 export function manifestPath(): string {
   return path.join(buildDir(), "manifest.json");
-}
-
-export interface FileRef {
-  /** Relative to the artifacts root: the project setup ran in, the parent of its build/. */
-  path: string;
-  sha256: string;
-}
-
-export interface ZkeyContribution {
-  name: string;
-  /** snarkjs contribution hash (blake2b-512, hex), as `snarkjs zkey verify` prints it. */
-  hash: string;
-}
-
-export interface CircuitEntry {
-  predicate: string;
-  template: string;
-  params: Record<string, unknown>;
-  publicSignals: string[];
-  /** Compile cache key: circuit sources, the instance entry and the compiler versions. */
-  sourceHash: string;
-  constraints: number;
-  /** The ptau power this circuit needs at least. */
-  power: number;
-  /** The Poseidon template its gadgets were compiled with (circuits/gadgets/poseidon.circom). */
-  poseidon?: "circomlib" | "lean";
-  files: { r1cs: FileRef; wasm: FileRef; zkey: FileRef; vkey: FileRef; verifierSol: FileRef };
-  verifierContract: string;
-  zkeyContributions: ZkeyContribution[];
-  insecureDevSetup: boolean;
-  /** "segment": a segment circuit (proveSegment's verifier); absent: a whole-claim circuit (settle's). */
-  kind?: "segment";
-  /**
-   * The verification key itself (files.vkey's content, whose sha256 that entry records), so that a user checks a
-   * deployment with the manifest alone: the verifier's source is regenerated from it (verifier-source.ts).
-   * Absent in manifests written before it was added; the user's check then needs the build's key file.
-   */
-  verificationKey?: VerificationKey;
-}
-
-/** A snarkjs Groth16 verification key (`snarkjs zkey export verificationkey`). */
-export interface VerificationKey {
-  protocol: string;
-  curve: string;
-  nPublic: number;
-  vk_alpha_1: string[];
-  vk_beta_2: string[][];
-  vk_gamma_2: string[][];
-  vk_delta_2: string[][];
-  IC: string[][];
-}
-
-export interface Manifest {
-  version: 1;
-  generatedAt: string;
-  tools: { circom2: string; snarkjs: string; circomlib: string; node: string };
-  ptau: {
-    /** Relative to the repository root when inside it, absolute otherwise (e.g. a shared ceremony file). */
-    path: string;
-    sha256: string;
-    power: number;
-    source: "VAI_PTAU" | "generated-dev";
-    insecure: boolean;
-  };
-  circuits: Record<string, CircuitEntry>;
 }
 
 export interface CircuitArtifacts {
@@ -100,34 +44,10 @@ export function manifestSha256(root: string = artifactsRoot()): string {
     .digest("hex");
 }
 
-/** A manifest file that is missing or is not a zkVAI manifest (bad input: nothing was built or sent). */
-export class ManifestError extends InputError {
-  static override readonly code: string = "BAD_MANIFEST";
-  override name = "ManifestError";
-}
-
 /** Reads and checks a manifest file: the one parser, for the prover, the build and the user-side verifier. */
 export function readManifest(file: string, hint = ""): Manifest {
   if (!existsSync(file)) throw new ManifestError(`manifest ${file} does not exist${hint}`);
-  let manifest: Manifest;
-  try {
-    manifest = JSON.parse(readFileSync(file, "utf8")) as Manifest;
-  } catch (error) {
-    throw new ManifestError(`manifest ${file} is not readable JSON (${(error as Error).message})${hint}`);
-  }
-  if (manifest?.version !== 1 || typeof manifest.circuits !== "object" || manifest.circuits === null)
-    throw new ManifestError(`manifest ${file} is not a version 1 zkVAI manifest${hint}`);
-  return manifest;
-}
-
-/** The manifest's whole-claim circuits (settle's verifiers), by name. */
-export function claimCircuits(manifest: Manifest): [string, CircuitEntry][] {
-  return Object.entries(manifest.circuits).filter(([, c]) => c.kind !== "segment");
-}
-
-/** The manifest's segment circuits (proveSegment's verifiers), by name. */
-export function segmentCircuits(manifest: Manifest): [string, CircuitEntry][] {
-  return Object.entries(manifest.circuits).filter(([, c]) => c.kind === "segment");
+  return parseManifest(readFileSync(file, "utf8"), file, hint);
 }
 
 // Not cached: the file is small and setup may rewrite it while a long-lived process (a test run) is alive.

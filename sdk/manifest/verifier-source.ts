@@ -2,23 +2,8 @@
 // template rendered over the key (what `snarkjs zkey export solidityverifier` does), the contract renamed, and
 // setup's header. One function for setup, `vai ceremony` and the user's check, which regenerates a verifier's
 // source from the key embedded in the manifest and needs every byte to come out the same.
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import path from "node:path";
-import { pkgDir, ROOT } from "./packages.js";
 import type { VerificationKey } from "./manifest.js";
-
-let template: string | undefined;
-
-/** snarkjs' Groth16 Solidity template and its renderer, ejs, resolved from snarkjs itself (its dependency). */
-function renderer(): { template: string; render(template: string, data: object): string } {
-  const dir = pkgDir("snarkjs");
-  template ??= readFileSync(path.join(dir, "templates/verifier_groth16.sol.ejs"), "utf8");
-  const ejs = createRequire(path.join(dir, "package.json"))("ejs") as {
-    render(template: string, data: object): string;
-  };
-  return { template, render: (t, d) => ejs.render(t, d) };
-}
+import { renderer, segmentTemplate } from "./verifier-templates.js";
 
 /** How many public inputs a segment circuit's key has ([claimDigest, stateIn, stateOut]); a claim circuit's has 6. */
 export const SEGMENT_PUBLIC_INPUTS = 3;
@@ -36,7 +21,7 @@ type KeyShape = Pick<
  * snarkjs' names and G2 limb order (x1 = x[1], x2 = x[0], …) so that checkVkeyInSource reads both kinds alike.
  */
 function renderSegmentVerifier(vkey: KeyShape, contract: string): string {
-  const template = readFileSync(path.join(ROOT, SEGMENT_VERIFIER_TEMPLATE), "utf8");
+  const template = segmentTemplate();
   const values: Record<string, string> = {
     CONTRACT: contract,
     alphax: vkey.vk_alpha_1[0]!,

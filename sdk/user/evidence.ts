@@ -5,17 +5,12 @@
 // hard-coded in that source; and the source compiled with solc-js (expected-code.ts) against on-chain code.
 // Each check throws SettlementInvalid naming the link that does not hold, or SettlementUncheckable when the
 // evidence is not here.
-import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
 import type { Address, Hex } from "viem";
-import { artifactsRoot } from "../chain/locations.js";
 import type { ChainHandle } from "../chain/network.js";
 import {
   loadManifest,
   manifestPath as defaultManifestPath,
   type CircuitEntry,
-  type FileRef,
   type Manifest,
   type VerificationKey,
 } from "../manifest/manifest.js";
@@ -27,49 +22,17 @@ import {
 } from "../manifest/verifier-source.js";
 import { pkgVersion } from "../manifest/packages.js";
 import { compileContract, sameCode, SETTINGS_LABEL, type ExpectedCode } from "./expected-code.js";
+import { buildFile, rel } from "./build-files.js";
+import { sha256Hex as sha256 } from "./solc-target.js";
 import { SettlementInvalid, SettlementUncheckable } from "./errors.js";
 export { ManifestError } from "../manifest/manifest.js";
 export { SettlementInvalid, SettlementUncheckable } from "./errors.js";
 export type { VerificationKey } from "../manifest/manifest.js";
 
-const sha256 = (data: Buffer | string) => createHash("sha256").update(data).digest("hex");
-
-/** Inside the artifacts root relative to it (as the manifest writes paths), absolute outside it. */
-export const rel = (file: string) => {
-  const r = path.relative(artifactsRoot(), file);
-  return r && !r.startsWith("..") ? r : file;
-};
+export { rel } from "./build-files.js";
 
 export async function codeAt(chain: ChainHandle, address: Address): Promise<Hex> {
   return (await chain.publicClient.getCode({ address })) ?? "0x";
-}
-
-/**
- * A file a manifest names, under the artifacts root (the build's parent). A manifest may come from anyone, so a
- * path that is absolute or climbs out of the root is refused rather than read.
- */
-function manifestFilePath(ref: FileRef, what: string): string {
-  const root = artifactsRoot();
-  const file = path.resolve(root, ref.path);
-  const inside = path.relative(root, file);
-  if (path.isAbsolute(ref.path) || inside.startsWith("..") || path.isAbsolute(inside))
-    throw new SettlementInvalid(
-      `the manifest names ${what} ${ref.path}, outside the build it describes (paths are relative to its root)`,
-    );
-  return file;
-}
-
-/** The build's copy of a manifest-named file, checked against its sha256; undefined when it is not here. */
-function buildFile(ref: FileRef, what: string, manifestPath: string): Buffer | undefined {
-  const file = manifestFilePath(ref, what);
-  if (!existsSync(file)) return undefined;
-  const bytes = readFileSync(file);
-  const actual = sha256(bytes);
-  if (actual !== ref.sha256)
-    throw new SettlementInvalid(
-      `${what} ${ref.path} has sha256 ${actual}, but ${rel(manifestPath)} records ${ref.sha256}`,
-    );
-  return bytes;
 }
 
 /**
@@ -100,7 +63,7 @@ export function manifestKey(
         `${rel(manifestPath)} embeds no verification key for ${name} (it was written before setup embedded keys), and the key file ${ref.path} it names is not here: use a manifest from a setup run since, or point ZKVAI_BUILD_DIR at the build/ it describes`,
       );
     try {
-      vkey = JSON.parse(bytes.toString("utf8")) as VerificationKey;
+      vkey = JSON.parse(new TextDecoder().decode(bytes)) as VerificationKey;
     } catch {
       throw new SettlementInvalid(`verification key ${ref.path} is not JSON`);
     }
@@ -149,7 +112,7 @@ export function verifierSourceOf(
   const file = buildFile(ref, "verifier source", manifestPath);
   if (file)
     return {
-      source: file.toString("utf8"),
+      source: new TextDecoder().decode(file),
       check: `verifier source ${ref.path} has the sha256 the manifest records (${ref.sha256})`,
     };
   throw new SettlementInvalid(

@@ -3,55 +3,36 @@
 // trusts no build output, only sources (the package's contracts/, or a verifier source the manifest pins by
 // sha256) and the compiler. A compile costs seconds (about 3 s for the escrow), so results are kept in a
 // per-user cache keyed by everything the output depends on: compiler version, settings, every source's text.
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import path from "node:path";
-import type { Hex } from "viem";
 import { packageRoot } from "../chain/locations.js";
 import { SettlementInvalid, SettlementUncheckable } from "./errors.js";
-
-/** solc's standard-JSON settings, as hardhat.config.cjs writes them. */
-export interface SolcSettings {
-  optimizer: { enabled: boolean; runs: number; details?: { yul: boolean } };
-  viaIR: boolean;
-  evmVersion: string;
-}
-
-/** hardhat.config.cjs's compiler and settings (test/user/expected-code.test.ts holds them equal). */
-export const SOLC_VERSION = "0.8.28";
-export const SOLC_SETTINGS: SolcSettings = {
-  optimizer: { enabled: true, runs: 200 },
-  viaIR: false,
-  evmVersion: "cancun",
-};
-/** hardhat.config.cjs's override for the generated straight-line Poseidon: no Yul optimiser. */
-export const SOURCE_SETTINGS: Record<string, SolcSettings> = {
-  "contracts/PoseidonT4.sol": {
-    optimizer: { enabled: true, runs: 200, details: { yul: false } },
-    viaIR: false,
-    evmVersion: "cancun",
-  },
-};
-export const SETTINGS_LABEL = `solc ${SOLC_VERSION}, optimizer 200 runs, evm cancun`;
-
-export interface ExpectedCode {
-  sourceName: string;
-  contractName: string;
-  deployedBytecode: Hex;
-  /** Byte ranges of immutables, which the deployed code fills in and the compiler output leaves zero. */
-  immutables: { start: number; length: number }[];
-  /** sha256 of the target source's text. */
-  sourceSha256: string;
-}
+import {
+  compileKey,
+  contractSources,
+  settingsFor,
+  SOLC_VERSION,
+  sourceSha256,
+  type Compiled,
+  type ExpectedCode,
+} from "./solc-target.js";
+export {
+  sameCode,
+  SETTINGS_LABEL,
+  SOLC_SETTINGS,
+  SOLC_VERSION,
+  SOURCE_SETTINGS,
+  type ExpectedCode,
+  type SolcSettings,
+} from "./solc-target.js";
 
 interface SolcJs {
   compile(input: string): string;
   version(): string;
 }
 
-const sha256 = (data: string) => createHash("sha256").update(data).digest("hex");
 const load = createRequire(import.meta.url);
 
 /** Where compiled code is kept: ZKVAI_CACHE_DIR, else the user's cache directory (never a shared /tmp). */
@@ -76,8 +57,8 @@ export function compileContract(
     throw new SettlementUncheckable(
       `the installed solc is ${installed}, not ${SOLC_VERSION}, which compiled the deployed contracts`,
     );
-  const settings = SOURCE_SETTINGS[target] ?? SOLC_SETTINGS;
-  const key = sha256(JSON.stringify({ installed, settings, target, contractName, sources }));
+  const settings = settingsFor(target);
+  const key = compileKey(sources, target, contractName);
   const cacheFile = path.join(codeCacheDir(), `${key}.json`);
   const cached = readCache(cacheFile);
   const out = cached ?? compile(sources, target, contractName, settings);
@@ -86,11 +67,9 @@ export function compileContract(
     sourceName: target,
     contractName,
     ...out,
-    sourceSha256: sha256(sources[target]!),
+    sourceSha256: sourceSha256(sources, target),
   };
 }
-
-type Compiled = Pick<ExpectedCode, "deployedBytecode" | "immutables">;
 
 function compile(
   sources: Record<string, string>,
@@ -166,32 +145,12 @@ function writeCache(file: string, c: Compiled): void {
  */
 export function packageContract(sourceName: string, contractName: string): ExpectedCode {
   const root = packageRoot();
-  const sources: Record<string, string> = {};
-  const visit = (name: string) => {
-    if (name in sources) return;
+  const sources = contractSources(sourceName, (name) => {
     const file = path.join(root, name);
-    if (!name.startsWith("contracts/") || path.relative(path.join(root, "contracts"), file).startsWith(".."))
+    if (path.relative(path.join(root, "contracts"), file).startsWith(".."))
       throw new SettlementUncheckable(`${name} is outside the package's contracts/`);
     if (!existsSync(file)) throw new SettlementUncheckable(`${name} is not in the zkvai package at ${root}`);
-    const text = readFileSync(file, "utf8");
-    sources[name] = text;
-    for (const m of text.matchAll(/^\s*import\s+(?:[^"';]*\sfrom\s+)?["']([^"']+)["']/gm)) {
-      const imported = m[1]!;
-      visit(imported.startsWith(".") ? path.posix.join(path.posix.dirname(name), imported) : imported);
-    }
-  };
-  visit(sourceName);
+    return readFileSync(file, "utf8");
+  });
   return compileContract(sources, sourceName, contractName);
-}
-
-/** Whether `onChain` is `expected`'s code, its immutables (set by the constructor) aside. */
-export function sameCode(
-  onChain: Hex,
-  expected: Pick<ExpectedCode, "deployedBytecode" | "immutables">,
-): boolean {
-  const a = Buffer.from(onChain.slice(2), "hex");
-  const b = Buffer.from(expected.deployedBytecode.slice(2), "hex");
-  if (a.length !== b.length) return false;
-  for (const { start, length } of expected.immutables) a.fill(0, start, start + length);
-  return a.equals(b);
 }

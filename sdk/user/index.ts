@@ -11,6 +11,10 @@ export {
   type CheckedVerifier,
 } from "./deployment-check.js";
 export { checkPromise, type PromiseReport } from "./check-promise.js";
+// One verdict line for `vai verify` and the check page (sdk/page), and the page's other checks, also the CLI's.
+export { validLine, verdictOf, type Verdict, type VerdictKind } from "./verdict.js";
+export { checkPromiseDocument, type PromiseDocumentCheck } from "./promise-document.js";
+export { checkReceipt, type ReceiptCheckReport } from "./receipt-check.js";
 export { ClaimNotSettled, NoSuchClaim, SettlementInvalid, SettlementUncheckable } from "./errors.js";
 export { ManifestError, readManifest } from "../manifest/manifest.js";
 export { rpcChain, type ChainHandle } from "../chain/network.js";

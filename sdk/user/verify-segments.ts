@@ -32,6 +32,7 @@ export async function verifySegmentedSettlement(o: {
   manifest: Manifest;
   manifestPath: string;
   checks: string[];
+  progress?: (step: string) => void;
 }): Promise<SettlementReport> {
   const { chain, escrow, claimId, claim, event, states, checks } = o;
   const { sessionId, promiseId } = claim;
@@ -79,6 +80,7 @@ export async function verifySegmentedSettlement(o: {
   });
 
   const verify = async (index: number, stateIn: bigint, stateOut: bigint, words: readonly bigint[]) => {
+    o.progress?.(`verifying segment ${index}'s Groth16 proof under ${circuit}'s key`);
     let ok = false;
     try {
       ok = await verifyGroth16(vkey, [digest, stateIn, stateOut], unpackProof(words));
@@ -87,6 +89,7 @@ export async function verifySegmentedSettlement(o: {
     }
     if (!ok) throw new SettlementInvalid(`segment ${index}'s proof does not verify under ${circuit}'s key`);
   };
+  o.progress?.(o.proofs ? `decoding the chain's links` : `scanning the escrow's logs for the proven steps`);
   const links = o.proofs
     ? linksOfChain(states, o.proofs)
     : await linksOfSteps(chain, escrow, claimId, digest, states);

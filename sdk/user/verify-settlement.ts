@@ -75,16 +75,22 @@ export async function verifySettlement(opts: {
    * compiled from its source with solc-js (cached) and compared with the chain, trusting no build output.
    */
   recompile?: boolean;
+  /** Told each step as it starts (the page shows them): log scans, the verifier check, the proof. */
+  progress?: (step: string) => void;
 }): Promise<SettlementReport> {
   const { chain, claimId } = opts;
+  const progress = opts.progress ?? (() => {});
   const manifestPath = opts.manifestPath ?? defaultManifestPath();
   const manifest = opts.manifest ?? readManifest(manifestPath);
+  progress(`checking the code of escrow ${opts.escrow} and its Poseidon(3)`);
   const checks = await checkEscrowContracts(chain, opts.escrow);
   const escrow = await EscrowClient.connect(chain, opts.escrow, undefined, { fromBlock: opts.fromBlock });
 
+  progress(`reading claim ${claimId}`);
   const claim = await settledClaim(escrow, claimId);
   const { sessionId, promiseId } = claim;
 
+  progress(`scanning the escrow's logs from block ${opts.fromBlock} for claim ${claimId}'s settlement`);
   const logs = await escrow.settlementsOf(claimId);
   if (logs.length !== 1)
     throw new SettlementInvalid(`expected one ClaimSettled event for claim ${claimId}, found ${logs.length}`);
@@ -112,6 +118,7 @@ export async function verifySettlement(opts: {
       manifest,
       manifestPath,
       checks,
+      progress,
     });
   if (call.functionName !== "settle")
     throw new SettlementInvalid(
@@ -148,6 +155,7 @@ export async function verifySettlement(opts: {
 
   // The verifier the escrow called, and the manifest circuit whose compiled source it runs.
   const { verifier, capacity } = await escrow.verifierOf(claimId);
+  progress(`checking verifier ${verifier} against the manifest`);
   const predicate = predicateByCode(promise.predicateId);
   if (!predicate)
     throw new SettlementInvalid(`promise ${promiseId} has unknown predicate id ${promise.predicateId}`);
@@ -163,6 +171,7 @@ export async function verifySettlement(opts: {
   });
 
   const proof = unpackProof(words);
+  progress(`verifying the Groth16 proof under ${circuit}'s key`);
   let ok = false;
   try {
     ok = await verifyGroth16(vkey, inputs, proof);

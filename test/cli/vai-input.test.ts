@@ -43,7 +43,7 @@ afterAll(async () => {
 describe("vai --help", () => {
   it("prints every command's usage and exits 0, as a child process", async () => {
     const commands = ["setup", "demo", "node", "deploy", "promise", "session", "claim", "prove"];
-    commands.push("watch", "verify", "check", "ceremony", "receipt", "store");
+    commands.push("watch", "verify", "check", "ceremony", "receipt", "store", "page");
     const forms = [[], ...commands.map((c) => [c])];
     const runs = await pooled(forms.map((f) => () => vai([...f, "--help"], env)));
     runs.forEach((r, i) => {
