@@ -5,12 +5,14 @@ include "circomlib/circuits/bitify.circom";
 include "sets.circom";
 include "keyed_latest.circom";
 
-// Rules over observations and session state (issue 37): the proof face of sdk/core/rules/rule.ts, which is
-// the oracle and says the semantics; docs/PREDICATES.md "Rules" says it in words. θ (the rule, hashed into
-// the promise) is a table of T entries by tool plus the rule's key, state test and local test; every row is
-// read through it, so one circuit serves every arm and an arm is a rule entry, not a template.
-// Each row: ok (a call that ran and returned, boolean, the caller's), tool, W facts (0 = absent). A selector
-// is a fact index 0..W-1, or W for the constant (the key 1, a guard that always holds, the entry's value).
+// Rules over observations and session state (issue 37): the proof face of sdk/core/rules/rule.ts (the form)
+// and sdk/core/rules/rule-eval.ts (the oracle), which say the semantics; docs/PREDICATES.md "Rules" says it in
+// words. θ (the rule, hashed into the promise) is a table of T entries by (tool, part) plus the rule's state
+// test and local test; every row is read through it, so one circuit serves every arm and an arm is a rule
+// entry, not a template.
+// Each row: ok (its record is a call that ran and returned, boolean, the caller's), tool, part (0 starts a
+// record), W facts (0 = absent). A selector is a fact index 0..W-1, or W for the constant (the key 1, a guard
+// that always holds, the entry's value).
 
 // facts[sel] for sel < W, `constant` for sel = W, 0 for anything else (a θ the parser never makes).
 template SelectFact(W) {
@@ -38,40 +40,64 @@ template NonZero() {
     out <== 1 - zero;
 }
 
-// The θ entry a row's tool names, as the row's own values: Σ match_j · column_j. θ's tools are distinct (the
-// parser's rule, and a θ with a repeated tool only adds the two entries' columns: the provider's loss, as
+// The θ entry a row names, as the row's own values: Σ match_j · column_j, match_j = [tool matches] · [part
+// matches], where an entry's tool 0 ("*") matches every tool. θ names each (tool, part) once and "*" of a part
+// alone (the parser's rules, and a θ that breaks them only adds entries' columns: the provider's loss, as
 // the promise document shows it), so at most one match is 1.
-template RuleEntryOf(T) {
+template RuleEntryOf(T, C) {
     signal input tool;
+    signal input part;
+    signal input anyTool[T];
     signal input entryTool[T];
-    signal input columns[8][T];
-    signal output out[8];
+    signal input entryPart[T];
+    signal input columns[C][T];
+    signal output out[C];
+    signal toolEqual[T];
+    signal toolNamed[T];
+    signal toolMatch[T];
+    signal partMatch[T];
     signal match[T];
-    signal part[8][T];
-    for (var j = 0; j < T; j++) match[j] <== IsEqual()([tool, entryTool[j]]);
-    for (var c = 0; c < 8; c++) {
+    signal part_[C][T];
+    for (var j = 0; j < T; j++) {
+        toolEqual[j] <== IsEqual()([tool, entryTool[j]]);
+        toolNamed[j] <== (1 - anyTool[j]) * toolEqual[j];
+        toolMatch[j] <== anyTool[j] + toolNamed[j];
+        partMatch[j] <== IsEqual()([part, entryPart[j]]);
+        match[j] <== toolMatch[j] * partMatch[j];
+    }
+    for (var c = 0; c < C; c++) {
         var sum = 0;
         for (var j = 0; j < T; j++) {
-            part[c][j] <== match[j] * columns[c][j];
-            sum += part[c][j];
+            part_[c][j] <== match[j] * columns[c][j];
+            sum += part_[c][j];
         }
         out[c] <== sum;
     }
 }
 
+// The entry columns after the part (sdk/core/rules/rule.ts ENTRY_COLUMNS, whose first is the part):
+// check, checkWhen, expectSel, expect, expectRegister, write, writeWhen, valueSel, valueConst, writeIfUnseen,
+// keyOp, keySel, load, preferSel.
+function RULE_ENTRY_COLUMNS() { return 14; }
+
 // The rule over N rows, given each row's keyed-state answers: θ's flags checked, each row's access to the state
 // (hasKey, key, write, value, as KeyedLatest(From) takes them) and whether the row fires; fired = 1 iff some row
-// does (the oracle's first firing row exists). The per-row logic mirrors ruleStep and stateFires. seen[] and
-// latest[] are the prover's answers: the caller must check them with a keyed-latest argument over these rows'
-// accesses (RuleCheck with KeyedLatest for a whole claim; circuits/segments/aap7_rule.circom with
-// KeyedLatestFrom over a segment chain), which also range-checks seen (boolean).
+// does (the oracle's first firing row exists). The per-row logic mirrors rule-eval.ts's ruleStep, writesNow,
+// registerAfter and stateFires. seen[] and latest[] are the prover's answers: the caller must check them with a
+// keyed-latest argument over these rows' accesses (RuleCheck with KeyedLatest for a whole claim;
+// circuits/segments/aap7_rule.circom with KeyedLatestFrom over a segment chain), which also range-checks seen
+// (boolean) and pins seen = latest = 0 on a row without a key. A row's key and write may depend on those
+// answers (the register, ifUnseen): the argument holds for any access sequence fixed before its challenges,
+// and the answers are in its pack chain, so the sequence is (docs/SOUNDNESS.md "Rules").
+// The register starts each record at 0: row 0 must start one (part 0, the caller's: its rows are records').
 template RuleRows(N, T, W, S) {
+    var C = RULE_ENTRY_COLUMNS();
     signal input ok[N];
     signal input tool[N];
+    signal input part[N];
     signal input facts[N][W];
 
     // θ: the rule (sdk/core/rules/rule.ts ruleThetaVector has the order).
-    signal input keySel;
     signal input fireUnseen;
     signal input fireSeen;
     signal input fireSeenEqual;
@@ -83,8 +109,8 @@ template RuleRows(N, T, W, S) {
     signal input localBound;
     signal input localSet[S];
     signal input entryTool[T];
-    // check, checkWhen, expectSel, expect, write, writeWhen, valueSel, valueConst
-    signal input entryColumns[8][T];
+    signal input entryPart[T];
+    signal input entryColumns[C][T];
     // The keyed state's answers (checked by the caller's keyed-latest argument).
     signal input seen[N];
     signal input latest[N];
@@ -111,6 +137,8 @@ template RuleRows(N, T, W, S) {
     // The bound of an `above` test is < 2^32, so the comparison below is exact.
     component boundBits = Num2Bits(32);
     boundBits.in <== localBound * isOp1;
+    signal anyTool[T];
+    for (var j = 0; j < T; j++) anyTool[j] <== IsZero()(entryTool[j]);
 
     component entry[N];
     component checkWhen[N];
@@ -120,56 +148,117 @@ template RuleRows(N, T, W, S) {
     component localOf[N];
     component localBits[N];
     component expectOf[N];
+    component preferOf[N];
     component aboveBits[N][2];
+    signal first[N];
+    signal registerIn[N];
+    signal registerOut[N];
+    signal isRegister[N];
+    signal isPair[N];
+    signal keyed[N];
+    signal usesRegister[N];
+    signal registerEmpty[N];
+    signal idle[N];
+    signal live[N];
     signal checkGuard[N];
     signal writeGuard[N];
-    signal okChecked[N];
+    signal liveChecks[N];
     signal checked[N];
-    signal okWrites[N];
+    signal liveWrites[N];
     signal writes[N];
+    signal loads[N];
+    signal pairKey[N];
+    signal registerKey[N];
+    signal pairTerm[N];
+    signal factKey[N];
+    signal keyValue[N];
     signal keyPresent[N];
+    signal checksOrWrites[N];
     signal touched[N];
+    signal writesKey[N];
+    signal skipsWrite[N];
+    signal expectRegisterTerm[N];
+    signal expect[N];
+    signal preferPresent[N];
+    signal readValue[N];
+    signal loaded[N];
+    signal loadedTerm[N];
     for (var i = 0; i < N; i++) {
         ok[i] * (ok[i] - 1) === 0;
-        entry[i] = RuleEntryOf(T);
+        entry[i] = RuleEntryOf(T, C);
         entry[i].tool <== tool[i];
+        entry[i].part <== part[i];
+        entry[i].anyTool <== anyTool;
         entry[i].entryTool <== entryTool;
+        entry[i].entryPart <== entryPart;
         entry[i].columns <== entryColumns;
-        // A row is checked or writes at most once (a θ naming a tool twice, or a flag other than 0/1, leaves
-        // that tool's rows unprovable: the provider's loss, never a wrong verdict).
+        // A row's boolean columns are boolean (a θ naming a (tool, part) twice, or a flag other than 0/1,
+        // leaves that tool's rows unprovable: the provider's loss, never a wrong verdict). keyOp is 0, 1 or 2.
         entry[i].out[0] * (entry[i].out[0] - 1) === 0;
         entry[i].out[4] * (entry[i].out[4] - 1) === 0;
+        entry[i].out[5] * (entry[i].out[5] - 1) === 0;
+        entry[i].out[9] * (entry[i].out[9] - 1) === 0;
+        entry[i].out[12] * (entry[i].out[12] - 1) === 0;
+        isRegister[i] <== IsEqual()([entry[i].out[10], 1]);
+        isPair[i] <== IsEqual()([entry[i].out[10], 2]);
+        keyed[i] <== IsZero()(entry[i].out[10]);
+        keyed[i] + isRegister[i] + isPair[i] === 1;
+
+        // The register: 0 at a record's first row (part 0), else the previous row's.
+        first[i] <== IsZero()(part[i]);
+        if (i == 0) {
+            first[i] === 1;
+            registerIn[i] <== 0;
+        } else {
+            registerIn[i] <== (1 - first[i]) * registerOut[i - 1];
+        }
+        // A row that reads the register does nothing while it is 0 (too little evidence: no check, no state).
+        usesRegister[i] <== 1 - keyed[i] + entry[i].out[4] - (1 - keyed[i]) * entry[i].out[4];
+        registerEmpty[i] <== IsZero()(registerIn[i]);
+        idle[i] <== usesRegister[i] * registerEmpty[i];
+        live[i] <== ok[i] * (1 - idle[i]);
 
         checkWhen[i] = SelectFact(W);
         checkWhen[i].facts <== facts[i];
         checkWhen[i].sel <== entry[i].out[1];
         checkWhen[i].constant <== 1;
         checkGuard[i] <== NonZero()(checkWhen[i].out);
-        okChecked[i] <== ok[i] * entry[i].out[0];
-        checked[i] <== okChecked[i] * checkGuard[i];
+        liveChecks[i] <== live[i] * entry[i].out[0];
+        checked[i] <== liveChecks[i] * checkGuard[i];
 
         writeWhen[i] = SelectFact(W);
         writeWhen[i].facts <== facts[i];
-        writeWhen[i].sel <== entry[i].out[5];
+        writeWhen[i].sel <== entry[i].out[6];
         writeWhen[i].constant <== 1;
         writeGuard[i] <== NonZero()(writeWhen[i].out);
-        okWrites[i] <== ok[i] * entry[i].out[4];
-        writes[i] <== okWrites[i] * writeGuard[i];
+        liveWrites[i] <== live[i] * entry[i].out[5];
+        writes[i] <== liveWrites[i] * writeGuard[i];
+        loads[i] <== live[i] * entry[i].out[12];
 
+        // The key: a fact (or 1), the register, or Poseidon(register, fact).
         keyOf[i] = SelectFact(W);
         keyOf[i].facts <== facts[i];
-        keyOf[i].sel <== keySel;
+        keyOf[i].sel <== entry[i].out[11];
         keyOf[i].constant <== 1;
-        keyPresent[i] <== NonZero()(keyOf[i].out);
-        touched[i] <== checked[i] + writes[i] - checked[i] * writes[i];
+        pairKey[i] <== PoseidonHash(2)([registerIn[i], keyOf[i].out]);
+        registerKey[i] <== isRegister[i] * registerIn[i];
+        pairTerm[i] <== isPair[i] * pairKey[i];
+        factKey[i] <== keyed[i] * keyOf[i].out;
+        keyValue[i] <== registerKey[i] + pairTerm[i] + factKey[i];
+        keyPresent[i] <== NonZero()(keyValue[i]);
+        checksOrWrites[i] <== checked[i] + writes[i] - checked[i] * writes[i];
+        touched[i] <== checksOrWrites[i] + loads[i] - checksOrWrites[i] * loads[i];
         hasKey[i] <== touched[i] * keyPresent[i];
-        write[i] <== writes[i] * keyPresent[i];
-        key[i] <== hasKey[i] * keyOf[i].out;
+        key[i] <== hasKey[i] * keyValue[i];
+        // ifUnseen: a key already written keeps its value (seen is the argument's answer for this key).
+        writesKey[i] <== writes[i] * keyPresent[i];
+        skipsWrite[i] <== entry[i].out[9] * seen[i];
+        write[i] <== writesKey[i] * (1 - skipsWrite[i]);
 
         valueOf[i] = SelectFact(W);
         valueOf[i].facts <== facts[i];
-        valueOf[i].sel <== entry[i].out[6];
-        valueOf[i].constant <== entry[i].out[7];
+        valueOf[i].sel <== entry[i].out[7];
+        valueOf[i].constant <== entry[i].out[8];
         value[i] <== write[i] * valueOf[i].out;
 
         localOf[i] = SelectFact(W);
@@ -181,6 +270,20 @@ template RuleRows(N, T, W, S) {
         expectOf[i].facts <== facts[i];
         expectOf[i].sel <== entry[i].out[2];
         expectOf[i].constant <== entry[i].out[3];
+        expectRegisterTerm[i] <== entry[i].out[4] * (registerIn[i] - expectOf[i].out);
+        expect[i] <== expectOf[i].out + expectRegisterTerm[i];
+
+        // The register after the row: a loading row takes its prefer fact when present, else what it read
+        // (0 when never written: seen = latest = 0 on a row without a key, the argument's pins).
+        preferOf[i] = SelectFact(W);
+        preferOf[i].facts <== facts[i];
+        preferOf[i].sel <== entry[i].out[13];
+        preferOf[i].constant <== 0;
+        preferPresent[i] <== NonZero()(preferOf[i].out);
+        readValue[i] <== seen[i] * latest[i];
+        loaded[i] <== readValue[i] + preferPresent[i] * (preferOf[i].out - readValue[i]);
+        loadedTerm[i] <== loads[i] * (loaded[i] - registerIn[i]);
+        registerOut[i] <== registerIn[i] + loadedTerm[i];
     }
 
     // The state test: fireUnseen·(1 − seen) + seen·(fireSeen + fireSeenEqual·eq + fireSeenDiffers·(1 − eq)·(1 − unknown)
@@ -210,7 +313,7 @@ template RuleRows(N, T, W, S) {
     signal fires[N];
     signal clean[N];
     for (var i = 0; i < N; i++) {
-        sameAsExpect[i] <== IsEqual()([latest[i], expectOf[i].out]);
+        sameAsExpect[i] <== IsEqual()([latest[i], expect[i]]);
         isUnknown[i] <== IsEqual()([latest[i], unknown]);
         differs[i] <== (1 - sameAsExpect[i]) * (1 - isUnknown[i]);
         equalFires[i] <== fireSeenEqual * sameAsExpect[i];
@@ -219,8 +322,8 @@ template RuleRows(N, T, W, S) {
         aboveBits[i][0] = Num2Bits(32);
         aboveBits[i][0].in <== latest[i] * aboveGate[i];
         aboveBits[i][1] = Num2Bits(32);
-        aboveBits[i][1].in <== expectOf[i].out * aboveGate[i];
-        above[i] <== LessThan(32)([expectOf[i].out * aboveGate[i], latest[i] * aboveGate[i]]);
+        aboveBits[i][1].in <== expect[i] * aboveGate[i];
+        above[i] <== LessThan(32)([expect[i] * aboveGate[i], latest[i] * aboveGate[i]]);
         aboveKnown[i] <== above[i] * (1 - isUnknown[i]);
         aboveFires[i] <== fireSeenAbove * aboveKnown[i];
         whenSeen[i] <== fireSeen + equalFires[i] + differsFires[i] + aboveFires[i];
@@ -245,15 +348,16 @@ template RuleRows(N, T, W, S) {
 
 // violated = 1 iff some row fires (the oracle's first firing row exists): RuleRows over the rows, and the keyed
 // state is KeyedLatest's, whose answers (seen, latest) are checked there.
-// seed must bind every row's tool, ok and facts (the caller passes the trace's final root).
+// seed must bind every row's tool, ok, part and facts (the caller passes RecordRows' seed).
 template RuleCheck(N, T, W, S) {
+    var C = RULE_ENTRY_COLUMNS();
     signal input ok[N];
     signal input tool[N];
+    signal input part[N];
     signal input facts[N][W];
     signal input seed;
 
     // θ: the rule (sdk/core/rules/rule.ts ruleThetaVector has the order).
-    signal input keySel;
     signal input fireUnseen;
     signal input fireSeen;
     signal input fireSeenEqual;
@@ -265,8 +369,8 @@ template RuleCheck(N, T, W, S) {
     signal input localBound;
     signal input localSet[S];
     signal input entryTool[T];
-    // check, checkWhen, expectSel, expect, write, writeWhen, valueSel, valueConst
-    signal input entryColumns[8][T];
+    signal input entryPart[T];
+    signal input entryColumns[C][T];
 
     // KeyedLatest's hints.
     signal input seen[N];
@@ -284,8 +388,8 @@ template RuleCheck(N, T, W, S) {
     component rows = RuleRows(N, T, W, S);
     rows.ok <== ok;
     rows.tool <== tool;
+    rows.part <== part;
     rows.facts <== facts;
-    rows.keySel <== keySel;
     rows.fireUnseen <== fireUnseen;
     rows.fireSeen <== fireSeen;
     rows.fireSeenEqual <== fireSeenEqual;
@@ -297,6 +401,7 @@ template RuleCheck(N, T, W, S) {
     rows.localBound <== localBound;
     rows.localSet <== localSet;
     rows.entryTool <== entryTool;
+    rows.entryPart <== entryPart;
     rows.entryColumns <== entryColumns;
     rows.seen <== seen;
     rows.latest <== latest;

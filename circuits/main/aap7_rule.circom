@@ -6,18 +6,23 @@ include "../gadgets/constants.circom";
 include "../gadgets/leaf.circom";
 include "../gadgets/trace.circom";
 include "../gadgets/rule.circom";
+include "../gadgets/record_rows.circom";
 include "../predicates/aap7_rule.circom";
 
 // Settles an AAP-7 promise (a rule over observations and session state, docs/PREDICATES.md "AAP-7 rules") for
 // one (session, promise) pair. The frame every main circuit shares is in circuits/gadgets/trace.circom; the
 // rule itself is circuits/gadgets/rule.circom's RuleCheck, which reads θ as data. What this circuit adds is
-// where RuleCheck's rows come from: every executed call's facts are hashed into its observation, which its
-// digest binds (RecordDigest with obs = [HashVector(facts), 0]: the profile's domain facts,
-// sdk/core/observations.ts recordFacts), so every fact, status and tool the rule reads is the committed
-// record's. Rows that are no executed call (blocked, an authorization, past n) are not rows of the rule.
-// D: capacity 2^D records; K: checkpoints; T: rule entries; W: facts a record; S: the local test's set.
+// where RuleCheck's rows come from: every executed call's rows (its primary row and sub-rows, the profile's,
+// sdk/core/rules/tau-rows.ts) are chained into its observation, which its digest binds (RecordDigest with
+// obs = [rowsDigest, 0]), and RecordRows (circuits/gadgets/record_rows.circom) ties the 2N row slots to the
+// records, so every fact, part, status and tool the rule reads is the committed record's. Records that are no
+// executed call (blocked, an authorization, past n) have one row each, which is no row of the rule (ok 0).
+// D: capacity 2^D records (2^(D+1) rows); K: checkpoints; T: rule entries; W: facts a row; S: the local
+// test's set.
 template Aap7RuleMain(D, K, T, W, S) {
     var N = 1 << D;
+    var M = 2 * N;
+    var C = RULE_ENTRY_COLUMNS();
     var SC = slotCount();
     signal input context;
     signal input finalRoot;
@@ -28,15 +33,20 @@ template Aap7RuleMain(D, K, T, W, S) {
 
     signal input slots[N][SC];
     signal input status[N];
-    signal input facts[N][W];
     signal input content[N];
+    signal input rowsDigest[N];
+    // The rows (sdk/core/predicates/aap7/rows.ts): live ones first, record by record.
+    signal input live[M];
+    signal input part[M];
+    signal input facts[M][W];
+    signal input rowTool[M];
+    signal input rowOk[M];
     signal input cpN[K];
     signal input cpHead[K];
     signal input cpActive[K];
     signal input cpHits[N][2];
     // θ (circuits/predicates/aap7_rule.circom has the order it is hashed in).
     signal input domain;
-    signal input keySel;
     signal input fireUnseen;
     signal input fireSeen;
     signal input fireSeenEqual;
@@ -48,34 +58,33 @@ template Aap7RuleMain(D, K, T, W, S) {
     signal input localBound;
     signal input localSet[S];
     signal input entryTool[T];
-    signal input entryColumns[8][T];
+    signal input entryPart[T];
+    signal input entryColumns[C][T];
     // The keyed state's hints (sdk/core/rules/rule-witness.ts), checked in RuleCheck's KeyedLatest.
-    signal input seen[N];
-    signal input latest[N];
-    signal input age[N];
-    signal input intro[N];
-    signal input finalValue[N];
-    signal input finalSeen[N];
-    signal input finalTime[N];
-    signal input weight[N];
+    signal input seen[M];
+    signal input latest[M];
+    signal input age[M];
+    signal input intro[M];
+    signal input finalValue[M];
+    signal input finalSeen[M];
+    signal input finalTime[M];
+    signal input weight[M];
     signal input beta;
     signal input zeta;
 
     // context enters no other constraint; squaring keeps it in the proof.
     signal contextSquared <== context * context;
 
-    // Each row's digest: an executed call (kind CALL) binds its status and its facts' hash; any other row is
-    // taken as its content (v2's digest), and is no row of the rule.
+    // Each record's digest: an executed call (kind CALL) binds its status and its rows' chain; any other record
+    // is taken as its content (v2's digest), and its row is no row of the rule.
     signal executed[N];
-    signal factsHash[N];
     component digest[N];
     for (var i = 0; i < N; i++) {
         executed[i] <== IsEqual()([slots[i][SLOT_KIND()], KIND_CALL()]);
-        factsHash[i] <== HashVector(W)(facts[i]);
         digest[i] = RecordDigest();
         digest[i].observed <== executed[i];
         digest[i].status <== status[i];
-        digest[i].obs[0] <== factsHash[i];
+        digest[i].obs[0] <== rowsDigest[i];
         digest[i].obs[1] <== 0;
         digest[i].content <== content[i];
     }
@@ -94,7 +103,6 @@ template Aap7RuleMain(D, K, T, W, S) {
     component theta = Aap7Theta(T, W, S);
     theta.paramsHash <== paramsHash;
     theta.domain <== domain;
-    theta.keySel <== keySel;
     theta.fireUnseen <== fireUnseen;
     theta.fireSeen <== fireSeen;
     theta.fireSeenEqual <== fireSeenEqual;
@@ -106,9 +114,10 @@ template Aap7RuleMain(D, K, T, W, S) {
     theta.localBound <== localBound;
     theta.localSet <== localSet;
     theta.entryTool <== entryTool;
+    theta.entryPart <== entryPart;
     theta.entryColumns <== entryColumns;
 
-    // ok: a real row (before n), an executed call, that returned (status OK): the rule's rows.
+    // ok: a real record (before n), an executed call, that returned (status OK): its rows are the rule's.
     signal isOk[N];
     signal liveCall[N];
     signal ok[N];
@@ -118,13 +127,25 @@ template Aap7RuleMain(D, K, T, W, S) {
         ok[i] <== liveCall[i] * isOk[i];
     }
 
-    component rule = RuleCheck(N, T, W, S);
-    rule.ok <== ok;
-    for (var i = 0; i < N; i++) rule.tool[i] <== slots[i][SLOT_TOOL()];
+    // The rows are the records' (the final root binds every record's slots, status and rows' chain), and its
+    // seed binds the rows for the rule's keyed state.
+    component rows = RecordRows(N, M, W);
+    rows.seedIn <== finalRoot;
+    rows.digest <== rowsDigest;
+    for (var i = 0; i < N; i++) rows.tool[i] <== slots[i][SLOT_TOOL()];
+    rows.ok <== ok;
+    rows.live <== live;
+    rows.part <== part;
+    rows.facts <== facts;
+    rows.rowTool <== rowTool;
+    rows.rowOk <== rowOk;
+
+    component rule = RuleCheck(M, T, W, S);
+    rule.ok <== rowOk;
+    rule.tool <== rowTool;
+    rule.part <== part;
     rule.facts <== facts;
-    // The final root binds every row's slots and digest, so every tool, status and fact the rule reads.
-    rule.seed <== finalRoot;
-    rule.keySel <== keySel;
+    rule.seed <== rows.seedOut;
     rule.fireUnseen <== fireUnseen;
     rule.fireSeen <== fireSeen;
     rule.fireSeenEqual <== fireSeenEqual;
@@ -136,6 +157,7 @@ template Aap7RuleMain(D, K, T, W, S) {
     rule.localBound <== localBound;
     rule.localSet <== localSet;
     rule.entryTool <== entryTool;
+    rule.entryPart <== entryPart;
     rule.entryColumns <== entryColumns;
     rule.seen <== seen;
     rule.latest <== latest;

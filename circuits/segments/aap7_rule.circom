@@ -7,22 +7,27 @@ include "../gadgets/leaf.circom";
 include "../gadgets/segment.circom";
 include "../gadgets/segment_repeats.circom";
 include "../gadgets/rule.circom";
+include "../gadgets/record_rows.circom";
 include "../predicates/aap7_rule.circom";
 
 // One segment of an AAP-7 claim. The frame every segment circuit shares (the public inputs, SegmentClaim,
 // SegmentTrace, SegmentState and the state they carry) is described in circuits/gadgets/segment.circom;
 // the rest is AAP-7's own. Like the whole-claim circuit (circuits/main/aap7_rule.circom) it reads
-// observations: each executed call's (kind CALL) digest is recomputed from its status, its facts' hash
-// (RecordDigest with obs = [HashVector(facts), 0]) and its content, so every tool, status and fact the rule
-// reads is the committed record's; any other row is taken as its content and is no row of the rule.
+// observations: each executed call's (kind CALL) digest is recomputed from its status, its rows' chain
+// (RecordDigest with obs = [rowsDigest, 0]) and its content, and RecordRows ties the segment's 2N row slots to
+// its N records (circuits/gadgets/record_rows.circom, its challenge drawn from the final root and this
+// segment's rows and digests), so every tool, status, part and fact the rule reads is the committed record's;
+// any other record is taken as its content and its row is no row of the rule. A record's rows never cross a
+// segment boundary (each segment's rows fill its own slots), so the register starts every segment at 0.
 // The rule is RuleRows (circuits/gadgets/rule.circom), as RuleCheck evaluates it for a whole claim; its keyed
-// state is KeyedLatestFrom (circuits/gadgets/keyed_latest.circom) over the session's record times
-// (TB = SESSION_COUNT_BITS: now = index·N + i + 1 <= 2^24, SegmentRows), its running values carried.
+// state is KeyedLatestFrom (circuits/gadgets/keyed_latest.circom) over the session's row times
+// (TB = SESSION_COUNT_BITS + 1: now = index·2N + j + 1 <= 2^25, as SegmentRows bounds index·N + N by 2^24),
+// its running values carried.
 // The predicate state it carries (HashVector of 9, sdk/core/predicates/aap7/segment.ts):
 //   [packChain, weightChain, consumed, produced, roots, fractions, firsts, keyedBeta, keyedZeta]
 // The first segment starts from [0, 0, 1, 1, 1, 0, 0, keyedBeta, keyedZeta] with the prover's challenges,
 // which the last segment pins (KeyedLatestFrom closes the argument where isLast = 1). The start of the
-// argument's times is index·N, the index the frame's state commitments carry and step, so it needs no field
+// argument's times is index·2N, the index the frame's state commitments carry and step, so it needs no field
 // of its own. KeyedLatestFrom's obligations (its header) are met so: every carried value is in the state
 // commitment; the first segment's are the identities (predicateInit) and its start 0 (index 0); isLast is
 // SegmentTrace's, 1 exactly in the segment holding record n − 1, and only its state is a verdict.
@@ -30,10 +35,12 @@ include "../predicates/aap7_rule.circom";
 // segments) turns on at the first firing row's segment, as sdk/core/segments.ts plans it. Whether a row fires
 // depends on its answers (seen, latest), which only the closed argument vouches for: a chain that never
 // reaches its last segment has no verdict.
-// Ds: 2^Ds records per segment; K: entry slots per segment; T: rule entries; W: facts a record; S: the local
-// test's set.
+// Ds: 2^Ds records (2^(Ds+1) rows) per segment; K: entry slots per segment; T: rule entries; W: facts a row;
+// S: the local test's set.
 template Aap7RuleSegment(Ds, K, T, W, S) {
     var N = 1 << Ds;
+    var M = 2 * N;
+    var C = RULE_ENTRY_COLUMNS();
     var SL = slotCount();
     var L = segmentTreeHeight() - Ds \ 4;
     signal input claimDigest;
@@ -49,8 +56,13 @@ template Aap7RuleSegment(Ds, K, T, W, S) {
 
     signal input slots[N][SL];
     signal input status[N];
-    signal input facts[N][W];
     signal input content[N];
+    signal input rowsDigest[N];
+    signal input live[M];
+    signal input part[M];
+    signal input facts[M][W];
+    signal input rowTool[M];
+    signal input rowOk[M];
     signal input cpN[K];
     signal input cpHead[K];
     signal input cpActive[K];
@@ -65,7 +77,6 @@ template Aap7RuleSegment(Ds, K, T, W, S) {
     signal input inPending[L][16];
     // θ (circuits/predicates/aap7_rule.circom has the order it is hashed in).
     signal input domain;
-    signal input keySel;
     signal input fireUnseen;
     signal input fireSeen;
     signal input fireSeenEqual;
@@ -77,7 +88,8 @@ template Aap7RuleSegment(Ds, K, T, W, S) {
     signal input localBound;
     signal input localSet[S];
     signal input entryTool[T];
-    signal input entryColumns[8][T];
+    signal input entryPart[T];
+    signal input entryColumns[C][T];
     // The carried keyed state (see above) and this segment's hints (sdk/core/keyed-latest.ts).
     signal input packChain;
     signal input weightChain;
@@ -88,30 +100,28 @@ template Aap7RuleSegment(Ds, K, T, W, S) {
     signal input firsts;
     signal input keyedBeta;
     signal input keyedZeta;
-    signal input seen[N];
-    signal input latest[N];
-    signal input age[N];
-    signal input intro[N];
-    signal input finalValue[N];
-    signal input finalSeen[N];
-    signal input finalTime[N];
-    signal input weight[N];
+    signal input seen[M];
+    signal input latest[M];
+    signal input age[M];
+    signal input intro[M];
+    signal input finalValue[M];
+    signal input finalSeen[M];
+    signal input finalTime[M];
+    signal input weight[M];
 
     // The shared frame (circuits/gadgets/segment.circom): the claim, the trace, θ; the state at the end.
     SegmentClaim()(claimDigest, context, finalRoot, n, checkpointAcc, paramsHash);
 
-    // Each row's digest: an executed call (kind CALL) binds its status and its facts' hash; any other row is
-    // taken as its content, and is no row of the rule.
+    // Each record's digest: an executed call (kind CALL) binds its status and its rows' chain; any other
+    // record is taken as its content, and its row is no row of the rule.
     signal executed[N];
-    signal factsHash[N];
     component digest[N];
     for (var i = 0; i < N; i++) {
         executed[i] <== IsEqual()([slots[i][SLOT_KIND()], KIND_CALL()]);
-        factsHash[i] <== HashVector(W)(facts[i]);
         digest[i] = RecordDigest();
         digest[i].observed <== executed[i];
         digest[i].status <== status[i];
-        digest[i].obs[0] <== factsHash[i];
+        digest[i].obs[0] <== rowsDigest[i];
         digest[i].obs[1] <== 0;
         digest[i].content <== content[i];
     }
@@ -138,7 +148,6 @@ template Aap7RuleSegment(Ds, K, T, W, S) {
     component theta = Aap7Theta(T, W, S);
     theta.paramsHash <== paramsHash;
     theta.domain <== domain;
-    theta.keySel <== keySel;
     theta.fireUnseen <== fireUnseen;
     theta.fireSeen <== fireSeen;
     theta.fireSeenEqual <== fireSeenEqual;
@@ -150,6 +159,7 @@ template Aap7RuleSegment(Ds, K, T, W, S) {
     theta.localBound <== localBound;
     theta.localSet <== localSet;
     theta.entryTool <== entryTool;
+    theta.entryPart <== entryPart;
     theta.entryColumns <== entryColumns;
 
     // ok: a real row (before n), an executed call, that returned (status OK): the rule's rows. Rows past n
@@ -163,11 +173,23 @@ template Aap7RuleSegment(Ds, K, T, W, S) {
         ok[i] <== liveCall[i] * isOk[i];
     }
 
-    component rule = RuleRows(N, T, W, S);
-    rule.ok <== ok;
-    for (var i = 0; i < N; i++) rule.tool[i] <== slots[i][SLOT_TOOL()];
+    // The segment's rows are its records' (the final root binds every record of the session).
+    component rows = RecordRows(N, M, W);
+    rows.seedIn <== finalRoot;
+    rows.digest <== rowsDigest;
+    for (var i = 0; i < N; i++) rows.tool[i] <== slots[i][SLOT_TOOL()];
+    rows.ok <== ok;
+    rows.live <== live;
+    rows.part <== part;
+    rows.facts <== facts;
+    rows.rowTool <== rowTool;
+    rows.rowOk <== rowOk;
+
+    component rule = RuleRows(M, T, W, S);
+    rule.ok <== rowOk;
+    rule.tool <== rowTool;
+    rule.part <== part;
     rule.facts <== facts;
-    rule.keySel <== keySel;
     rule.fireUnseen <== fireUnseen;
     rule.fireSeen <== fireSeen;
     rule.fireSeenEqual <== fireSeenEqual;
@@ -179,18 +201,19 @@ template Aap7RuleSegment(Ds, K, T, W, S) {
     rule.localBound <== localBound;
     rule.localSet <== localSet;
     rule.entryTool <== entryTool;
+    rule.entryPart <== entryPart;
     rule.entryColumns <== entryColumns;
     rule.seen <== seen;
     rule.latest <== latest;
 
-    // The keyed state over the session: this segment's rows are records index·N + i. The final root binds
-    // every row's slots and digest, so every access the rule makes.
-    component keyed = KeyedLatestFrom(N, SESSION_COUNT_BITS());
+    // The keyed state over the session: this segment's rows are row times index·2N + j. The final root binds
+    // every record, and RecordRows every row to its record, so every access the rule makes.
+    component keyed = KeyedLatestFrom(M, SESSION_COUNT_BITS() + 1);
     keyed.key <== rule.key;
     keyed.hasKey <== rule.hasKey;
     keyed.write <== rule.write;
     keyed.value <== rule.value;
-    keyed.start <== index * N;
+    keyed.start <== index * M;
     keyed.isLast <== trace.isLast;
     keyed.finalRoot <== finalRoot;
     keyed.seen <== seen;

@@ -32,7 +32,8 @@ import { keccakToField, poseidon, reduceBytes32, stringToField } from "./hash.js
 import type { EncodingProfile } from "./profile.js";
 import { MALFORMED_PATH_PREFIX, pathDigest, prefixHash } from "./paths.js";
 import { ZkvaiError } from "./errors.js";
-import { MAX_AMOUNT, recordFacts, recordObservations } from "./observations.js";
+import { MAX_AMOUNT, recordObservations, recordRows } from "./observations.js";
+import type { FactRow } from "./rules/tau-rows.js";
 
 export const SLOT_COUNT = 7;
 export const SLOT = { kind: 0, tool: 1, args: 2, action: 3, aux: 4, target0: 5, target1: 6 } as const;
@@ -245,8 +246,8 @@ export interface EncodedRecord {
   content: bigint;
   /** Whether the digest binds the observations (isObserved). */
   observed: boolean;
-  /** Under a domain fact profile, an executed call's facts: obs[0] is their hash (recordFacts). */
-  facts?: bigint[];
+  /** Under a domain fact profile, an executed call's rows: obs[0] is their chain (recordRows). */
+  rows?: FactRow[];
   /** Poseidon(status, obs..., content) when observed, else content: what the leaf binds. */
   digest: bigint;
   /** The chained leaf; for the last record of a prefix, that prefix's chain head. */
@@ -266,11 +267,11 @@ export function encodeRecord(
   const content = recordContent(record, salt);
   const observed = isObserved(record, profile);
   const digest = recordDigest(observed, status, obs, content);
-  const facts = recordFacts(record, profile);
+  const rows = recordRows(record, profile);
   return {
     seq: record.seq,
     ...{ slots, status, obs, content, observed, digest },
-    ...(facts !== undefined ? { facts } : {}),
+    ...(rows !== undefined ? { rows } : {}),
     leaf: leafHash(slots, digest, prev),
   };
 }

@@ -7,8 +7,9 @@
 // Who trusts what: as with the slots, the recorder computes them, and anyone holding the raw record and the
 // profile (whose hash is on-chain) can recompute them and compare (docs/SOUNDNESS.md, "Observations").
 import { CanonicalJsonError, canonicalJson, toMinorUnits, type Json } from "./canonical.js";
-import { hashVector, stringToField } from "./hash.js";
-import { tauFacts, type TauDomain } from "./rules/tau-facts.js";
+import { stringToField } from "./hash.js";
+import type { TauDomain } from "./rules/tau-facts.js";
+import { tauRows, tauRowsDigest, type FactRow } from "./rules/tau-rows.js";
 import type { TraceRecord } from "./records.js";
 import { ZkvaiError } from "./errors.js";
 
@@ -249,22 +250,23 @@ export function observedValues(record: TraceRecord, profile: ObservingProfile): 
 }
 
 /**
- * A record's facts under the profile's domain fact profile: what the rule circuits read, and whose hash is the
- * record's first observed value (recordObservations). Undefined when the profile has none or the record is not
- * an executed call (a blocked call observes nothing).
+ * A record's rows under the profile's domain fact profile (its primary row and sub-rows, each a part and
+ * RULE_FACTS facts): what the rule circuits read, and whose chain is the record's first observed value
+ * (recordObservations). Undefined when the profile has none or the record is not an executed call (a blocked
+ * call observes nothing).
  */
-export function recordFacts(record: TraceRecord, profile: ObservingProfile): bigint[] | undefined {
+export function recordRows(record: TraceRecord, profile: ObservingProfile): FactRow[] | undefined {
   if (profile.facts === undefined || record.kind !== "call" || record.blocked === true) return undefined;
-  return tauFacts(record, profile.facts);
+  return tauRows(record, profile.facts);
 }
 
 /** A record's status and observed values (0-padded to OBS_SLOTS), as the profile reads them. */
 export function recordObservations(record: TraceRecord, profile: ObservingProfile): RecordObservations {
-  const facts = recordFacts(record, profile);
-  if (facts !== undefined)
+  const rows = recordRows(record, profile);
+  if (rows !== undefined)
     return {
       status: statusOf(record),
-      values: [hashVector(facts), ...Array<bigint>(OBS_SLOTS - 1).fill(0n)],
+      values: [tauRowsDigest(rows), ...Array<bigint>(OBS_SLOTS - 1).fill(0n)],
     };
   const values = observedValues(record, profile).map((o) => o.value);
   return {

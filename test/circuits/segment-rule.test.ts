@@ -9,6 +9,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { aap7Rule } from "../../sdk/core/predicates/aap7/definition.js";
 import { aap7SegmentChain, type Aap7Forgery } from "../../sdk/core/predicates/aap7/segment.js";
+import { ROWS_PER_RECORD, aap7Rows } from "../../sdk/core/predicates/aap7/rows.js";
 import type { TraceRecord } from "../../sdk/core/records.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
@@ -28,8 +29,11 @@ const SIZE = 2 ** DEPTH;
 const SLOTS = checkpointSlots(SIZE);
 const SECRET = 11n;
 const CONTEXT = 5n;
-/** The segment chain at 8 records: the frame, the rows' digests, RuleRows and KeyedLatestFrom (TB = 24). */
-const COST = 38945;
+/**
+ * The segment chain at 8 records (16 row slots): the frame, the records' digests, RecordRows, RuleRows and
+ * KeyedLatestFrom (TB = 25).
+ */
+const COST = 69061;
 const fixtures = predicateFixtures("AAP-7");
 const fixture = (name: string) => fixtures.find((f) => f.file === `aap-7/${name}.json`)!;
 
@@ -105,6 +109,14 @@ function forgedChain(
   };
 }
 
+/** The row slot of record `at`'s primary row: each segment of SIZE records has its own SIZE · 2 row slots. */
+function primaryRow(f: PredicateFixture, records: TraceRecord[], at: number): number {
+  const encoded = encodeTrace(records, profileOf(f), SECRET);
+  const segment = Math.floor(at / SIZE);
+  const { rows } = aap7Rows(encoded.slice(segment * SIZE, (segment + 1) * SIZE), SIZE);
+  return segment * SIZE * ROWS_PER_RECORD + rows.findIndex((r) => r.seq === at && r.part === 0);
+}
+
 let c: TestCircuit;
 beforeAll(async () => {
   c = await compileSegmentCircuit("aap7-segment-8", "aap7_rule.circom", "Aap7RuleSegment", [
@@ -135,6 +147,11 @@ describe("AAP-7 segments: the rule's state crosses boundaries", () => {
     ["transfer-without-notice, spread", fixture("transfer-without-notice"), 0, 3] as const,
     ["auth-first-fail-closed, spread", fixture("auth-first-fail-closed"), 3, 0] as const,
     ["passenger-count-kept, spread", fixture("passenger-count-kept"), 0, 3] as const,
+    // Sub-rows and the register: a one-stop search's flight rows written in one segment, the booking's read in
+    // the next; an order's owner and the authenticated user written before the boundary, compared after it.
+    ["flight-onestop-leg-dates, spread", fixture("flight-onestop-leg-dates"), 0, 4] as const,
+    ["owner-norm-case, spread", fixture("owner-norm-case"), 1, 0] as const,
+    ["user-owner-of-stored-reservation, spread", fixture("user-owner-of-stored-reservation"), 1, 0] as const,
   ])("%s", (_name, f, gap, lead) => {
     const records = spread(f, gap, lead);
     if (gap + lead > 0)
@@ -177,13 +194,14 @@ describe("AAP-7 segments: the rule's state crosses boundaries", () => {
     expect(honest.verdict.violated).toBe(true);
     const at = records.findIndex((r) => r.kind === "call" && r.tool === "cancel_pending_order");
     expect(Math.floor(at / SIZE)).toBe(3);
+    const row = primaryRow(f, records, at);
     const lie = forgedChain(
       f,
       records,
       ({ hints }) => {
-        expect(hints.seen[at]).toBe(1n);
+        expect(hints.seen[row]).toBe(1n);
         return {
-          hints: { ...hints, latest: hints.latest.map((v, i) => (i === at ? normHash("pending") : v)) },
+          hints: { ...hints, latest: hints.latest.map((v, i) => (i === row ? normHash("pending") : v)) },
         };
       },
       null,
@@ -201,16 +219,20 @@ describe("AAP-7 segments: the rule's state crosses boundaries", () => {
     const records = spread(f, 0, 7);
     const at = records.findIndex((r) => r.kind === "call" && r.tool === "cancel_pending_order");
     expect(Math.floor(at / SIZE)).toBe(1);
+    const row = primaryRow(f, records, at);
     const lie = forgedChain(
       f,
       records,
-      ({ hints }) => ({
-        hints: {
-          ...hints,
-          seen: hints.seen.map((v, i) => (i === at ? 0n : v)),
-          latest: hints.latest.map((v, i) => (i === at ? 0n : v)),
-        },
-      }),
+      ({ hints }) => {
+        expect(hints.seen[row]).toBe(1n);
+        return {
+          hints: {
+            ...hints,
+            seen: hints.seen.map((v, i) => (i === row ? 0n : v)),
+            latest: hints.latest.map((v, i) => (i === row ? 0n : v)),
+          },
+        };
+      },
       at,
     );
     expect(lie.plans.at(-1)!.stateOut).toBe(2n);

@@ -225,9 +225,9 @@ describe("vai check", () => {
     const judged = await check(file("tau.json", status), tauRun, false);
     expect(judged).toMatchObject({ predicate: "AAP-7", format: "tau" });
     expect(judged.verdict).toMatchObject({ violated: tauExpected.violated, seq: tauExpected.seq });
-    const unruled = tauPromises.find((p) => p.promise_id === "tau_retail/one_user")!;
-    await expect(check(file("tau-one-user.json", unruled), tauRun, false)).rejects.toThrow(
-      /τ³-bench promise tau_retail\/one_user \(rule one_user\): no zkVAI rule for this arm yet/,
+    const unruled = tauPromises.find((p) => p.promise_id === "tau_airline/route_preserved")!;
+    await expect(check(file("tau-route.json", unruled), tauRun, false)).rejects.toThrow(
+      /τ³-bench promise tau_airline\/route_preserved \(rule route_preserved\): no zkVAI rule for this arm yet/,
     );
   });
 

@@ -10,6 +10,8 @@ import { paramsHashOf } from "../../sdk/core/predicates/index.js";
 import { ThetaError } from "../../sdk/core/predicates/types.js";
 import { parseProfile, ProfileError, type EncodingProfile } from "../../sdk/core/profile.js";
 import type { CallRecord, TraceRecord } from "../../sdk/core/records.js";
+import { RULE_FACTS } from "../../sdk/core/rules/rule.js";
+import { tauRowsDigest } from "../../sdk/core/rules/tau-rows.js";
 import { aap7Input } from "../helpers/aap7.js";
 import { compileInstance, instance } from "../helpers/instance.js";
 import {
@@ -60,8 +62,8 @@ describe("θ and the profile", () => {
   it("takes {domain, rule} for an arm with a rule, and names what is wrong otherwise", () => {
     expect(STATUS).toEqual({ domain: "tau_retail", rule: "status_precondition" });
     expect(() => aap7Rule.parseTheta({ domain: "tau_rail", rule: "x" })).toThrow(/domain must be one of/);
-    expect(() => aap7Rule.parseTheta({ domain: "tau_retail", rule: "one_user" })).toThrow(
-      /tau_retail has no rule "one_user" \(rules: .*status_precondition/,
+    expect(() => aap7Rule.parseTheta({ domain: "tau_airline", rule: "route_preserved" })).toThrow(
+      /tau_airline has no rule "route_preserved" \(rules: .*no_bag_removal/,
     );
     expect(() => aap7Rule.parseTheta({ domain: "tau_airline", rule: "status_precondition" })).toThrow(
       ThetaError,
@@ -85,22 +87,26 @@ describe("θ and the profile", () => {
     ).toThrow(/drop the tool's observe/);
   });
 
-  it("binds the rule's data: every arm has its own paramsHash, of 161 elements", () => {
-    expect(aap7Rule.thetaVector(STATUS)).toHaveLength(15 + 2 + 9 * 16);
+  it("binds the rule's data: every arm has its own paramsHash, of 272 elements", () => {
+    // [7, T, W, S, domain], the tests (9 + S), then the entry table: tools and 15 columns of T.
+    expect(aap7Rule.thetaVector(STATUS)).toHaveLength(5 + 9 + 2 + 16 * 16);
     const hashes = ["status_precondition", "auth_first", "once_per_order", "modify_items_lockout"].map(
       (rule) => paramsHashOf(aap7Rule, aap7Rule.parseTheta({ domain: "tau_retail", rule })),
     );
     expect(new Set(hashes).size).toBe(4);
   });
 
-  it("commits each executed call's facts in its digest, and a blocked call's content alone", () => {
+  it("commits each executed call's rows in its digest, and a blocked call's content alone", () => {
     const records = [
       call(0, "get_order_details", { order_id: "#1" }, order("#1", "pending")),
       call(1, "cancel_pending_order", { order_id: "#1" }, "Error: no", true),
     ];
     const [read, blocked] = encodeTrace(records, RETAIL, 1n);
     expect(read!.observed).toBe(true);
-    expect(read!.facts).toHaveLength(10);
+    // Its primary row and, as a user-scoped call, its owner lookup row; obs[0] is their chain.
+    expect(read!.rows!.map((r) => r.part)).toEqual([0, 1]);
+    expect(read!.rows![0]!.facts).toHaveLength(RULE_FACTS);
+    expect(read!.obs[0]).toBe(tauRowsDigest(read!.rows!));
     expect(blocked!.observed).toBe(false);
     expect(blocked!.digest).toBe(blocked!.content);
     // Another status in the result is another fact, so another leaf.
@@ -124,10 +130,10 @@ describe("aap7_n8 (the test build's circuit)", () => {
     call(1, "return_delivered_order_items", { order_id: "#1" }, order("#1", "return requested")),
   ];
 
-  // The frame (CommittedTrace(3, K), θ's hash of 161 elements) and 8 rows of digest, facts hash and rule; the
-  // gadget alone, RuleCheck(16, 16, 10, 2), is pinned in test/rules/rule-review.test.ts. A change is a decision.
-  it("costs exactly 24,305 constraints", () => {
-    expect(circuit.constraints).toBe(24_305);
+  // The frame (CommittedTrace(3, K), θ's hash of 272 elements), 8 records' digests, RecordRows(8, 16, 12) and
+  // RuleCheck over 16 rows; the gadgets alone are pinned in test/rules/rule-review.test.ts. A change is a decision.
+  it("costs exactly 54,037 constraints", () => {
+    expect(circuit.constraints).toBe(54_037);
   });
 
   it("proves the oracle's verdict, and no witness claims the other", async () => {

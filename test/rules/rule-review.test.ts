@@ -1,5 +1,5 @@
 // Independent adversarial review of circuits/gadgets/rule.circom (SelectFact, NonZero, RuleEntryOf, RuleRows,
-// RuleCheck) against its oracle, sdk/core/rules/rule.ts. RuleCheck(16, 16, 10, 2) is compiled as main (lean
+// RuleCheck) against its oracle, sdk/core/rules/rule-eval.ts. RuleCheck(32, 16, 12, 2) is compiled as main (lean
 // Poseidon: the same constraints), so every attack is judged by its own r1cs. The prover's freedom is the
 // keyed state's hints (seen, latest, age, intro, final tuples, weights, beta, zeta) and every `<--` signal
 // (IsZero's inverses, Num2Bits' bits); rows and θ are the caller's. Five parts:
@@ -27,22 +27,17 @@ import {
   type KeyedRow,
 } from "../../sdk/core/keyed-latest.js";
 import { countBits, rowWeights } from "../../sdk/core/multiset.js";
-import {
-  RULE_FACTS,
-  compileRule,
-  evaluateRule,
-  ruleStep,
-  type CompiledRule,
-  type RuleRow,
-} from "../../sdk/core/rules/rule.js";
-import { ruleCircuitInputs, ruleKeyedRows } from "../../sdk/core/rules/rule-witness.js";
+import { RULE_FACTS, compileRule, type CompiledRule, type RuleRow } from "../../sdk/core/rules/rule.js";
+import { evaluateRule, traceRule } from "../../sdk/core/rules/rule-eval.js";
+import { padRuleRows, ruleCircuitInputs, ruleKeyedRows } from "../../sdk/core/rules/rule-witness.js";
 import { TAU_RULES } from "../../sdk/core/rules/tau-arms.js";
-import { TAU_FACTS, tauRuleRows, type TauDomain } from "../../sdk/core/rules/tau-facts.js";
+import { TAU_FACTS, type TauDomain } from "../../sdk/core/rules/tau-facts.js";
+import { tauRuleRows } from "../../sdk/core/rules/tau-rows.js";
 import { play, signalsLike, type Peek } from "../helpers/adversary.js";
 import { compileTestCircuit, witnessFails, type TestCircuit } from "../helpers/circuit.js";
 
 const P = FIELD_MODULUS;
-const N = 16;
+const N = 32;
 const TB = countBits(N);
 const SEED = 0x72756c652d726576n;
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -56,7 +51,7 @@ interface Case {
   arm: string;
   compiled: CompiledRule;
   rows: RuleRow[];
-  /** The oracle's firing row, as an index into rows, or -1. */
+  /** The oracle's firing row (the first that fires), as an index into rows, or -1. */
   firing: number;
 }
 
@@ -69,15 +64,7 @@ function load(file: string): Case | undefined {
   if (!Object.hasOwn(TAU_RULES[domain], arm)) return undefined;
   const compiled = compileRule(TAU_RULES[domain][arm]!, TAU_FACTS[domain], f.promise_id);
   const rows = tauRuleRows(importTauRecords(f.records).records, domain);
-  const { seq } = evaluateRule(compiled, rows);
-  return {
-    file,
-    domain,
-    arm,
-    compiled,
-    rows,
-    firing: seq === null ? -1 : rows.findIndex((r) => r.seq === seq),
-  };
+  return { file, domain, arm, compiled, rows, firing: traceRule(compiled, rows).findIndex((t) => t.fires) };
 }
 
 const allCases = ["retail", "airline"]
@@ -107,7 +94,7 @@ function weightsFor(keyed: readonly KeyedRow[], h: KeyedLatestHints): bigint[] {
 function withHints(
   c: Pick<Case, "compiled" | "rows">,
   h: KeyedLatestHints,
-  keyed: readonly KeyedRow[] = ruleKeyedRows(c.compiled, c.rows, N),
+  keyed: readonly KeyedRow[] = ruleKeyedRows(c.compiled, padRuleRows(c.rows, N)),
 ): Input {
   const chain = keyedLatestChain(keyed, N, SEED, TB, h, weightsFor(keyed, h));
   const s = (xs: readonly bigint[]) => xs.map(String);
@@ -157,7 +144,7 @@ beforeAll(async () => {
   circuit = await compileTestCircuit("rule-check-review", {
     includes: ["circuits/gadgets/rule.circom"],
     template: "RuleCheck",
-    args: [16, 16, 10, 2],
+    args: [N, 16, 12, 2],
     poseidon: "lean",
     publicSignals: [],
   });
@@ -165,10 +152,10 @@ beforeAll(async () => {
 
 // ---------------------------------------------------------------------------------------------------------
 describe("0. cost", () => {
-  // RuleRows (the rule read through θ: ~560 a row) and KeyedLatest(16); aap7_n8's total is pinned in
-  // test/predicates/aap7-rules.test.ts, aap7_seg8's in test/circuits/segment-rule.test.ts.
-  it("RuleCheck(16, 16, 10, 2) costs exactly 12,500 constraints", () => {
-    expect(circuit.constraints).toBe(12_500);
+  // RuleRows (the rule read through θ, its register and pair keys: ~1,080 a row) and KeyedLatest(32); aap7_n8's
+  // total is pinned in test/predicates/aap7-rules.test.ts, aap7_seg8's in test/circuits/segment-rule.test.ts.
+  it("RuleCheck(32, 16, 12, 2) costs exactly 40,262 constraints", () => {
+    expect(circuit.constraints).toBe(40_262);
   });
 });
 
@@ -213,10 +200,10 @@ describe("2. hint forgeries (challenges recomputed for the forged hints)", () =>
       expect(c.firing, c.file).toBeGreaterThanOrEqual(0);
       const truth = await circuit.witness(honestInput(c));
       expect(await judge(honestInput(c)), c.file).toEqual({ accepted: true, violated: 1n, lie: false });
-      const keyed = ruleKeyedRows(c.compiled, c.rows, N);
+      const keyed = ruleKeyedRows(c.compiled, padRuleRows(c.rows, N));
       const h = keyedLatestHints(keyed);
       const f = c.firing;
-      const step = ruleStep(c.compiled, c.rows[f]!);
+      const step = traceRule(c.compiled, c.rows)[f]!.step;
       const forgeries: [string, KeyedLatestHints][] = [];
       const written = [...new Set(keyed.filter((k) => k.write).map((k) => k.value))];
       const latests = [0n, step.expect, c.compiled.unknown, h.latest[f]! + 1n, ...written];
@@ -251,7 +238,7 @@ describe("2. hint forgeries (challenges recomputed for the forged hints)", () =>
       }
     }
     expect(tried).toBeGreaterThan(40);
-  }, 120_000);
+  }, 900_000);
 
   it("a compliant trace made to fire: any keyed row's answer flipped", async () => {
     const satisfied = allCases.filter(
@@ -267,12 +254,12 @@ describe("2. hint forgeries (challenges recomputed for the forged hints)", () =>
     );
     let tried = 0;
     for (const c of satisfied) {
-      const keyed = ruleKeyedRows(c.compiled, c.rows, N);
+      const keyed = ruleKeyedRows(c.compiled, padRuleRows(c.rows, N));
       const h = keyedLatestHints(keyed);
       const truth = await circuit.witness(honestInput(c));
       for (let i = 0; i < c.rows.length; i++) {
         if (!keyed[i]!.hasKey) continue;
-        const step = ruleStep(c.compiled, c.rows[i]!);
+        const step = traceRule(c.compiled, c.rows)[i]!.step;
         for (const forged of [
           edit(h, "seen", i, 1n - h.seen[i]!),
           edit(edit(h, "seen", i, 1n), "latest", i, step.expect + 1n),
@@ -299,13 +286,15 @@ describe("3. internal-signal overrides on the firing row", () => {
       const bit = (name: string) => (peek: Peek) => ({ [name]: 1n - peek(name) });
       const set = (name: string, v: bigint) => () => ({ [name]: v });
       const moves: [string, (peek: Peek) => Record<string, bigint>][] = [];
-      // IsZero inverses: sameAsExpect, isUnknown (IsEqual), checkGuard, writeGuard, keyPresent (NonZero), localIn.
+      // IsZero inverses: isRegister, isPair, sameAsExpect, isUnknown (IsEqual), keyed, first, registerEmpty
+      // (IsZero), checkGuard, writeGuard, keyPresent, preferPresent (NonZero), localIn (one a set element).
       const inverses = [
         ...signalsLike(circuit, new RegExp(`^rows\\.IsEqual_\\d+_\\d+\\[${f}\\]\\.isz\\.inv$`)),
+        ...signalsLike(circuit, new RegExp(`^rows\\.IsZero_\\d+_\\d+\\[${f}\\]\\.inv$`)),
         ...signalsLike(circuit, new RegExp(`^rows\\.NonZero_\\d+_\\d+\\[${f}\\]\\.IsZero_\\d+_\\d+\\.inv$`)),
         ...signalsLike(circuit, new RegExp(`^rows\\.IsInSet_\\d+_\\d+\\[${f}\\]\\.IsZero_\\d+_\\d+\\.inv$`)),
       ];
-      expect(new Set(inverses).size, c.file).toBe(6);
+      expect(new Set(inverses).size, c.file).toBe(13);
       for (const inv of new Set(inverses)) for (const v of [7n]) moves.push([`${inv} = ${v}`, set(inv, v)]);
       // The comparators' top bit (the comparison's result) and low bits, and the range checks' bits.
       for (const lt of signalsLike(
@@ -331,8 +320,24 @@ describe("3. internal-signal overrides on the firing row", () => {
         "above",
         "localAbove",
         "localIn",
+        "live",
+        "idle",
+        "writes",
+        "writesKey",
+        "skipsWrite",
+        "loads",
+        "usesRegister",
+        "registerEmpty",
+        "keyPresent",
       ])
         if (circuit.signals.has(`rows.${s}[${f}]`)) moves.push([`rows.${s}[${f}]`, bit(`rows.${s}[${f}]`)]);
+      // The register the row reads and the one it leaves (a field value, not a bit).
+      for (const s of ["registerIn", "registerOut"])
+        if (circuit.signals.has(`rows.${s}[${f}]`))
+          moves.push([
+            `rows.${s}[${f}] + 1`,
+            (peek) => ({ [`rows.${s}[${f}]`]: peek(`rows.${s}[${f}]`) + 1n }),
+          ]);
       // clean[0] and clean[N − 1] are linear in their neighbours (the compiler substitutes them): the row's own.
       if (circuit.signals.has(`rows.clean[${f}]`)) moves.push([`clean`, set(`rows.clean[${f}]`, 1n)]);
       moves.push([`violated`, set("violated", 0n)]);
@@ -344,7 +349,7 @@ describe("3. internal-signal overrides on the firing row", () => {
       }
     }
     expect(tried).toBeGreaterThan(60);
-  }, 120_000);
+  }, 900_000);
 });
 
 // ---------------------------------------------------------------------------------------------------------
@@ -385,11 +390,14 @@ describe("4. θ shapes compileRule never makes", () => {
     dup[free] = tools[used]!;
     const cols = (theta.entryColumns as string[][]).map((col) => [...col]);
     cols[0]![free] = "1";
+    // The copy names the same (tool, part): a padding entry's part is RULE_PARTS, which no row has.
+    const parts = [...(theta.entryPart as string[])];
+    parts[free] = parts[used]!;
     const refused: [string, Input][] = [
       ["check = 2", { entryColumns: column(0, used, "2") }],
-      ["write = 2", { entryColumns: column(4, used, "2") }],
+      ["write = 2", { entryColumns: column(5, used, "2") }],
       ["check = -1", { entryColumns: column(0, used, String(P - 1n)) }],
-      ["a tool named twice, both checking", { entryTool: dup, entryColumns: cols }],
+      ["a tool named twice, both checking", { entryTool: dup, entryPart: parts, entryColumns: cols }],
     ];
     for (const [what, changes] of refused)
       expect((await judge(withTheta(changes))).accepted, what).toBe(false);
@@ -409,10 +417,19 @@ describe("4. θ shapes compileRule never makes", () => {
       write: false,
       value: 0n,
     }));
-    // keySel past W: no row has a key, so nothing is ever seen and a `seen` rule never fires (the oracle would
-    // key every row by `undefined`, one flag for the session, and fire on the second modification).
-    expect(evaluateRule({ ...c().compiled, keySel: 11 }, c().rows).seq).not.toBe(null);
-    expect(await judge(hinted(none, { keySel: ["11"] }))).toEqual({
+    // keySel past W on every entry: no row has a key, so nothing is ever seen and a `seen` rule never fires
+    // (the oracle would key every row by `undefined`, one flag for the session, and fire on the second
+    // modification).
+    const pastW = String(RULE_FACTS + 1);
+    const keyless = {
+      ...c().compiled,
+      entries: c().compiled.entries.map((e) => ({ ...e, keySel: RULE_FACTS + 1 })),
+    };
+    expect(evaluateRule(keyless, c().rows).seq).not.toBe(null);
+    const keySel = (honestInput(c()).entryColumns as string[][]).map((col, k) =>
+      k === 11 ? col.map(() => pastW) : col,
+    );
+    expect(await judge(hinted(none, { entryColumns: keySel }))).toEqual({
       accepted: true,
       violated: 0n,
       lie: false,
@@ -423,9 +440,11 @@ describe("4. θ shapes compileRule never makes", () => {
       entries: c().compiled.entries.map((e) => ({ ...e, check: false })),
     };
     const checkWhen = (honestInput(c()).entryColumns as string[][]).map((col, k) =>
-      k === 1 ? col.map(() => "11") : col,
+      k === 1 ? col.map(() => pastW) : col,
     );
-    expect(await judge(hinted(ruleKeyedRows(writesOnly, c().rows, N), { entryColumns: checkWhen }))).toEqual({
+    expect(
+      await judge(hinted(ruleKeyedRows(writesOnly, padRuleRows(c().rows, N)), { entryColumns: checkWhen })),
+    ).toEqual({
       accepted: true,
       violated: 0n,
       lie: false,
@@ -441,6 +460,7 @@ describe("5. range assumptions: past 2^32 the claim is unprovable, never a wrong
     seq,
     tool: stringToField(tool),
     ok: true,
+    part: 0,
     facts: Array.from({ length: RULE_FACTS }, (_, k) => facts[k] ?? 0n),
   });
 
@@ -457,7 +477,7 @@ describe("5. range assumptions: past 2^32 the claim is unprovable, never a wrong
       const input = honestInput({ compiled, rows });
       expect(await witnessFails(circuit, input), String(stored)).toBe(true);
       // Nor can the prover answer around it: latest below 2^32 on that row is a lie the memory check refuses.
-      const keyed = ruleKeyedRows(compiled, rows, N);
+      const keyed = ruleKeyedRows(compiled, padRuleRows(rows, N));
       const lie = edit(keyedLatestHints(keyed), "latest", 1, 2n);
       const c: Case = {
         file: "hand",

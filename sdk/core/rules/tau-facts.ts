@@ -8,7 +8,7 @@
 import type { Json } from "../canonical.js";
 import { stringToField } from "../hash.js";
 import type { TraceRecord } from "../records.js";
-import { RULE_FACTS, type RuleRow } from "./rule.js";
+import { RULE_FACTS } from "./rule.js";
 
 /** The two domain profiles, by the reference's benchmark names. */
 export const TAU_DOMAINS = ["tau_retail", "tau_airline"] as const;
@@ -51,18 +51,50 @@ export const RESERVATION_TOOLS = [
   "cancel_reservation",
 ];
 
-/** The facts of each domain, in row order (RULE_FACTS each); the message facts close both. */
+/** The parts of a record's rows (sdk/core/rules/rule.ts): its primary row, and one kind of sub-row each. */
+export const PART = {
+  primary: 0,
+  /** A second access for an acting call (retail: the owner against the authenticated user; airline: the
+   * acting user's profile version). */
+  lookup: 1,
+  /** A payment id the call names (§5.11, §5.12). */
+  payment: 2,
+  /** A (flight, date): its status from a search or get_flight_status, or a booked one (§4, §5.8). */
+  flight: 3,
+  /** A user id the user typed (§3.1). */
+  mention: 4,
+  /** A payment method of a stored user profile (§4, §5.11). */
+  method: 5,
+} as const;
+
+/** The facts of each domain, in slot order (RULE_FACTS slots); "a|b" are facts no row holds together. */
 //   retail   order        the order a successful order tool stores: its result's order_id, else (an opaque
 //                         result) args.order_id (§4)
 //            orderArg     args.order_id (what a check names)
 //            orderStatus  the stored snapshot's status (normalized), NO_STATUS when it has none
-//            authId       a find_user_id_* result, trimmed, when not empty
+//            authId       a find_user_id_* result, trimmed, normalized, when not empty
 //            reason       args.reason, normalized
 //            itemPairs    1 + the pairs i with item_ids[i] = new_item_ids[i], when both are lists of one length
+//            userArg      args.user_id, normalized (§5.2's owner, first choice)
+//            orderOwner   the stored order snapshot's user_id, normalized (0: it has none)
 //   airline  reservation  the reservation a successful reservation tool stores (as order, §4)
 //            storedPassengers, storedBags   the stored snapshot's passenger count + 1, total_baggages + 1
 //                         (0: the snapshot has none, "unknown")
 //            passengers, bags               args.passengers' length + 1, args.total_baggages + 1
+//            ownerMention, ownerProfile     the stored snapshot's user_id, as a mention key and as a profile
+//                         key (0: it has none)
+//            userArgMention, userArgProfile args.user_id as the same two keys
+//            profileKey   the user profile get_user_details stores (result's user_id, else args') or
+//                         send_certificate drops the payment methods of (args.user_id)
+//            profileVersion  that snapshot's version: one value per stored snapshot whose payment_methods is
+//                         an object, 0 when it is not (the list is unknown)
+//            mention      (part mention) an id the user typed, as a mention key
+//            flight, flightStatus   (part flight) flightKey(number, date) and its status, raw
+//            pid          (part payment, method) a payment id
+//            pidCheck     (part payment) 1 when payment_in_profile checks it: every payment_methods entry has a
+//                         string payment_id (§5.11's ids are known) and this is one of the ids
+//            pidArg       (part payment) 1 for args.payment_id (§5.12 modification_payment_type's method)
+//            methodType   (part method) 1 credit_card or gift_card, 2 another source, 0 no source
 //   both     notice, calls, text            a tau.assistant message's: holds the notice, its calls + 1, its
 //                         text is not blank
 export const TAU_FACTS: Record<TauDomain, readonly string[]> = {
@@ -73,10 +105,12 @@ export const TAU_FACTS: Record<TauDomain, readonly string[]> = {
     "authId",
     "reason",
     "itemPairs",
-    "-",
+    "userArg",
+    "orderOwner",
     "notice",
     "calls",
     "text",
+    "-",
   ],
   tau_airline: [
     "reservation",
@@ -84,20 +118,22 @@ export const TAU_FACTS: Record<TauDomain, readonly string[]> = {
     "passengers",
     "storedBags",
     "bags",
-    "-",
-    "-",
-    "notice",
-    "calls",
+    "ownerMention|mention|flight|pid",
+    "ownerProfile|flightStatus|methodType|pidCheck",
+    "userArgMention|pidArg",
+    "userArgProfile",
+    "profileKey|notice",
+    "profileVersion|calls",
     "text",
   ],
 };
 
-const isObject = (x: unknown): x is Record<string, Json> =>
+export const isObject = (x: unknown): x is Record<string, Json> =>
   typeof x === "object" && x !== null && !Array.isArray(x);
-const present = (x: unknown) => x !== undefined && x !== null;
+export const present = (x: unknown) => x !== undefined && x !== null;
 
 /** tau2 returns JSON text for entities and plain text otherwise. */
-function parsedResult(result: Json | undefined): Json | undefined {
+export function parsedResult(result: Json | undefined): Json | undefined {
   if (typeof result !== "string") return result;
   try {
     return JSON.parse(result) as Json;
@@ -105,6 +141,10 @@ function parsedResult(result: Json | undefined): Json | undefined {
     return undefined;
   }
 }
+
+/** Keys of the two airline maps a user id indexes, kept apart from each other and from every other key. */
+export const mentionKey = (id: unknown) => stringToField(`user:${norm(id)}`);
+export const profileKey = (id: unknown) => stringToField(`profile:${String(id)}`);
 
 function messageFacts(record: TraceRecord & { kind: "call" }): Record<string, bigint> {
   if (record.tool !== "tau.assistant" || !isObject(record.result)) return {};
@@ -123,12 +163,14 @@ function retailFacts(record: TraceRecord & { kind: "call" }): Record<string, big
   const facts: Record<string, bigint> = {};
   if (present(args.order_id)) facts.orderArg = idHash(args.order_id);
   if (present(args.reason)) facts.reason = normHash(args.reason);
+  if (present(args.user_id)) facts.userArg = normHash(args.user_id);
   if (ORDER_TOOLS.includes(tool)) {
     // §4: the order the result carries, else (an opaque result) an empty snapshot under the args' key.
     const parsed = parsedResult(result);
     if (isObject(parsed) && present(parsed.order_id)) {
       facts.order = idHash(parsed.order_id);
       facts.orderStatus = present(parsed.status) ? normHash(parsed.status) : NO_STATUS;
+      if (present(parsed.user_id)) facts.orderOwner = normHash(parsed.user_id);
     } else if (present(args.order_id)) {
       facts.order = idHash(args.order_id);
       facts.orderStatus = NO_STATUS;
@@ -136,7 +178,7 @@ function retailFacts(record: TraceRecord & { kind: "call" }): Record<string, big
   }
   if (FIND_USER_TOOLS.includes(tool)) {
     const id = String(result ?? "").trim();
-    if (id.length > 0) facts.authId = stringToField(id);
+    if (id.length > 0) facts.authId = normHash(id);
   }
   const { item_ids: oldIds, new_item_ids: newIds } = args;
   if (Array.isArray(oldIds) && Array.isArray(newIds) && oldIds.length === newIds.length) {
@@ -158,35 +200,57 @@ function airlineFacts(record: TraceRecord & { kind: "call" }): Record<string, bi
     passengers: lengthFact(args.passengers),
     bags: countFact(args.total_baggages),
   };
+  if (present(args.user_id)) {
+    facts.userArgMention = mentionKey(args.user_id);
+    facts.userArgProfile = profileKey(args.user_id);
+  }
+  const parsed = parsedResult(result);
   if (RESERVATION_TOOLS.includes(tool)) {
-    const parsed = parsedResult(result);
     if (isObject(parsed) && present(parsed.reservation_id)) {
       facts.reservation = idHash(parsed.reservation_id);
       facts.storedPassengers = lengthFact(parsed.passengers);
       facts.storedBags = countFact(parsed.total_baggages);
+      if (present(parsed.user_id)) {
+        facts.ownerMention = mentionKey(parsed.user_id);
+        facts.ownerProfile = profileKey(parsed.user_id);
+      }
     } else if (present(args.reservation_id)) {
       facts.reservation = idHash(args.reservation_id);
     }
   }
+  if (USER_TOOLS.includes(tool)) {
+    // §4: the profile is replaced by the result; an opaque one leaves {} under the args' id (methods unknown).
+    const stored = isObject(parsed) && present(parsed.user_id) ? parsed : undefined;
+    const id = stored !== undefined ? stored.user_id : args.user_id;
+    if (present(id)) {
+      facts.profileKey = profileKey(id);
+      // One version per snapshot (its record's seq), so an earlier snapshot's methods are not this one's.
+      if (stored !== undefined && isObject(stored.payment_methods))
+        facts.profileVersion = stringToField(`version:${String(id)}#${record.seq}`);
+    }
+  }
+  // §4: a new certificate exists, so the stored user's list of methods is unknown from now on.
+  if (tool === "send_certificate" && present(args.user_id)) facts.profileKey = profileKey(args.user_id);
   return facts;
 }
 
-/** One record's facts under its domain's profile, in TAU_FACTS order; a record that is no call has none. */
-export function tauFacts(record: TraceRecord, domain: TauDomain): bigint[] {
-  if (record.kind !== "call" || record.blocked) return Array<bigint>(RULE_FACTS).fill(0n);
-  const named: Record<string, bigint | undefined> = {
-    ...(domain === "tau_retail" ? retailFacts(record) : airlineFacts(record)),
-    ...messageFacts(record),
-  };
-  return TAU_FACTS[domain].map((name) => named[name] ?? 0n);
+/** A named fact set laid out in its domain's slots (a slot of several names takes the one this row has). */
+export function layFacts(named: Record<string, bigint | undefined>, domain: TauDomain): bigint[] {
+  const facts = TAU_FACTS[domain].map((slot) => {
+    const held = slot.split("|").filter((name) => (named[name] ?? 0n) !== 0n);
+    if (held.length > 1)
+      throw new Error(`${domain}: one row holds ${held.join(" and ")}, which share a slot`);
+    return held.length === 0 ? 0n : named[held[0]!]!;
+  });
+  if (facts.length !== RULE_FACTS) throw new Error(`${domain}'s layout has ${facts.length} slots`);
+  return facts;
 }
 
-/** The rows a rule reads: ok = a call that ran and returned (not blocked, no error). */
-export function tauRuleRows(records: readonly TraceRecord[], domain: TauDomain): RuleRow[] {
-  return records.map((r) => ({
-    seq: r.seq,
-    tool: "tool" in r ? stringToField(r.tool) : 0n,
-    ok: r.kind === "call" && !r.blocked && r.error === undefined,
-    facts: tauFacts(r, domain),
-  }));
+/** One record's primary facts under its domain's profile; a record that is no call has none. */
+export function tauFacts(record: TraceRecord, domain: TauDomain): bigint[] {
+  if (record.kind !== "call" || record.blocked) return Array<bigint>(RULE_FACTS).fill(0n);
+  return layFacts(
+    { ...(domain === "tau_retail" ? retailFacts(record) : airlineFacts(record)), ...messageFacts(record) },
+    domain,
+  );
 }

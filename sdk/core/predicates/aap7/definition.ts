@@ -1,30 +1,26 @@
 // AAP-7 rules over observations and session state (issue 37): a τ³-bench arm written as a rule
 // (sdk/core/rules/tau-arms.ts), judged on a trace whose profile derives the arm's domain facts.
 //
-// Semantics (the oracle the circuit is tested against): sdk/core/rules/rule.ts evaluateRule over the rows
-// sdk/core/rules/tau-facts.ts gives (every record's tool, whether it ran and returned, and its domain facts);
-// the verdict is the first row at which the rule fires. docs/PREDICATES.md "AAP-7 rules" says it in words.
+// Semantics (the oracle the circuit is tested against): sdk/core/rules/rule-eval.ts evaluateRule over the rows
+// sdk/core/rules/tau-rows.ts gives (each record's primary row and sub-rows: its tool, whether it ran and
+// returned, the row's part and domain facts); the verdict is the record of the first row at which the rule
+// fires. docs/PREDICATES.md "AAP-7 rules" says it in words.
 // θ: {domain, rule}; its vector is the rule's data (ruleThetaVector), so the escrow binds exactly the rule the
 // promise names, entries, tests and constants included, and the domain, which names the fact layout.
-// Circuit: circuits/main/aap7_rule.circom (RuleCheck, circuits/gadgets/rule.circom), its θ hash in
+// Circuit: circuits/main/aap7_rule.circom (RecordRows and RuleCheck, circuits/gadgets/), its θ hash in
 // circuits/predicates/aap7_rule.circom.
-import {
-  RULE_ENTRIES,
-  RULE_FACTS,
-  RULE_SET,
-  compileRule,
-  evaluateRule,
-  ruleThetaVector,
-} from "../../rules/rule.js";
+import { RULE_ENTRIES, RULE_FACTS, RULE_SET, compileRule, ruleThetaVector } from "../../rules/rule.js";
+import { evaluateRule } from "../../rules/rule-eval.js";
 import { ruleHintInputs, ruleThetaInputs } from "../../rules/rule-witness.js";
 import { TAU_RULES } from "../../rules/tau-arms.js";
-import { TAU_DOMAINS, TAU_FACTS, tauRuleRows, type TauDomain } from "../../rules/tau-facts.js";
+import { TAU_DOMAINS, TAU_FACTS, type TauDomain } from "../../rules/tau-facts.js";
+import { tauRuleRows } from "../../rules/tau-rows.js";
 import { checkThetaJson } from "../theta-common.js";
 import { onlyKeys } from "../theta-amounts.js";
 import { ThetaError, type PredicateDefinition } from "../types.js";
 import { aap7Samples } from "./samples.js";
 import { aap7Segment } from "./segment.js";
-import { aap7Rows } from "./rows.js";
+import { aap7Rows, rowsInputs, rowsSeed } from "./rows.js";
 import type { Aap7Theta } from "./theta.js";
 
 const CAPS = { entries: RULE_ENTRIES, facts: RULE_FACTS, set: RULE_SET };
@@ -99,14 +95,14 @@ export const aap7Rule: PredicateDefinition<Aap7Theta, "AAP-7"> = {
     const capacity = trace.slots.length;
     const rows = aap7Rows(trace.records, capacity);
     return {
-      status: rows.map((_, i) => String(trace.records[i]?.status ?? 0n)),
-      facts: rows.map((r) => r.facts.map(String)),
-      // A row the circuit does not read as observed passes its whole digest through RecordDigest.
-      content: rows.map((_, i) => {
+      status: Array.from({ length: capacity }, (_, i) => String(trace.records[i]?.status ?? 0n)),
+      // A record the circuit does not read as observed passes its whole digest through RecordDigest.
+      content: Array.from({ length: capacity }, (_, i) => {
         const r = trace.records[i];
         return String(r === undefined ? 0n : r.observed ? r.content : r.digest);
       }),
-      ...ruleHintInputs(aap7Compiled(theta), rows, capacity, trace.finalRoot),
+      ...rowsInputs(rows),
+      ...ruleHintInputs(aap7Compiled(theta), rows.rows, rowsSeed(trace.finalRoot, rows)),
     };
   },
 };

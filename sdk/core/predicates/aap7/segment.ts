@@ -1,5 +1,5 @@
 // AAP-7's segment carrier (circuits/segments/aap7_rule.circom): the rule's keyed state over the session, as
-// KeyedLatestFrom carries it (sdk/core/keyed-latest.ts keyedLatestChain at SESSION_COUNT_BITS), and each
+// KeyedLatestFrom carries it (sdk/core/keyed-latest.ts keyedLatestChain at ROW_TIME_BITS), and each
 // segment's rows as the circuit reads observations (status, facts, content: the circuit recomputes the digest,
 // so prover/segments/witness.ts gives none for a predicate that reads observations).
 // The carried state, hashed with HashVector into the segment state commitment:
@@ -15,25 +15,27 @@ import {
   type KeyedLatestHints,
   type KeyedRow,
 } from "../../keyed-latest.js";
-import { RULE_FACTS, type CompiledRule } from "../../rules/rule.js";
+import { RULE_PARTS, type CompiledRule, type KeyOp } from "../../rules/rule.js";
 import { ruleKeyedRows } from "../../rules/rule-witness.js";
 import { SESSION_COUNT_BITS } from "../../segments.js";
 import type { SegmentCarrier } from "../segment-carrier.js";
-import { aap7Rows } from "./rows.js";
+import { ROWS_PER_RECORD, aap7Rows, rowsInputs } from "./rows.js";
 
 const strings = (xs: readonly bigint[]) => xs.map(String);
+/** The keyed state's time bits: a session's row times run to 2 · 2^SESSION_COUNT_BITS (two rows a record). */
+export const ROW_TIME_BITS = SESSION_COUNT_BITS + 1;
 
 /**
  * The compiled rule back from θ's circuit inputs (ruleThetaInputs, which the carrier is given in place of θ):
- * the rule exactly as the circuit reads it. Padding entries (tool 0) are dropped; no row's tool is 0.
+ * the rule exactly as the circuit reads it. Padding entries (part RULE_PARTS, which no row has) are dropped.
  */
 export function ruleOfInputs(theta: CircuitInput): CompiledRule {
   const scalar = (name: string) => BigInt((theta[name] as string[])[0]!);
   const vector = (name: string) => (theta[name] as string[]).map(BigInt);
   const columns = (theta.entryColumns as string[][]).map((c) => c.map(BigInt));
+  const parts = vector("entryPart");
   const column = (k: number, j: number) => columns[k]![j]!;
   return {
-    keySel: Number(scalar("keySel")),
     fireUnseen: scalar("fireUnseen") === 1n,
     fireSeen: scalar("fireSeen") === 1n,
     fireSeenEqual: scalar("fireSeenEqual") === 1n,
@@ -48,16 +50,23 @@ export function ruleOfInputs(theta: CircuitInput): CompiledRule {
       .map((tool, j) => ({
         tool,
         toolName: String(tool),
+        part: Number(parts[j]!),
         check: column(0, j) === 1n,
         checkWhen: Number(column(1, j)),
         expectSel: Number(column(2, j)),
         expect: column(3, j),
-        write: column(4, j) === 1n,
-        writeWhen: Number(column(5, j)),
-        valueSel: Number(column(6, j)),
-        valueConst: column(7, j),
+        expectRegister: column(4, j) === 1n,
+        write: column(5, j) === 1n,
+        writeWhen: Number(column(6, j)),
+        valueSel: Number(column(7, j)),
+        valueConst: column(8, j),
+        writeIfUnseen: column(9, j) === 1n,
+        keyOp: Number(column(10, j)) as KeyOp,
+        keySel: Number(column(11, j)),
+        load: column(12, j) === 1n,
+        preferSel: Number(column(13, j)),
       }))
-      .filter((e) => e.tool !== 0n),
+      .filter((e) => e.part < RULE_PARTS),
   };
 }
 
@@ -109,18 +118,30 @@ export function aap7SegmentChain(
   chain: KeyedLatestChain;
 } {
   const m = boundaries.length - 1;
-  const rows = ruleKeyedRows(ruleOfInputs(thetaInputs), aap7Rows(encoded, m * size), m * size);
+  const rule = ruleOfInputs(thetaInputs);
+  const rowSize = size * ROWS_PER_RECORD;
+  // Each segment's rows fill its own row slots, so a record's rows never cross a boundary.
+  const segmentRows = Array.from({ length: m }, (_, j) =>
+    aap7Rows(
+      Array.from({ length: size }, (_, i) => encoded[j * size + i]),
+      size,
+    ),
+  );
+  const rows = ruleKeyedRows(
+    rule,
+    segmentRows.flatMap((s) => s.rows),
+  );
   const hints = forged.hints ?? keyedLatestHints(rows);
-  const chain = keyedLatestChain(rows, size, finalRoot, SESSION_COUNT_BITS, hints, forged.weights, forged.at);
-  const slice = (xs: readonly bigint[], j: number) => strings(xs.slice(j * size, (j + 1) * size));
+  const chain = keyedLatestChain(rows, rowSize, finalRoot, ROW_TIME_BITS, hints, forged.weights, forged.at);
+  const slice = (xs: readonly bigint[], j: number) => strings(xs.slice(j * rowSize, (j + 1) * rowSize));
   const inputs = Array.from({ length: m }, (_, j): CircuitInput => {
     const c = chain.carries[j]!;
     const records = Array.from({ length: size }, (_, i) => encoded[j * size + i]);
     return {
       status: records.map((r) => String(r?.status ?? 0n)),
-      facts: records.map((r) => strings(r?.facts ?? Array<bigint>(RULE_FACTS).fill(0n))),
-      // A row the circuit does not read as observed passes its whole digest through RecordDigest.
+      // A record the circuit does not read as observed passes its whole digest through RecordDigest.
       content: records.map((r) => String(r === undefined ? 0n : r.observed ? r.content : r.digest)),
+      ...rowsInputs(segmentRows[j]!),
       packChain: String(c.packChain),
       weightChain: String(c.weightChain),
       consumed: String(c.consumed),
