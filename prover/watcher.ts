@@ -22,6 +22,7 @@ import {
   type WatchedStatus,
 } from "./watcher-state.js";
 import { verdictLabel, type VerdictLabel } from "../sdk/core/claim.js";
+import type { WatcherLease } from "./watcher-lease.js";
 
 export interface WatcherOptions {
   /** The provider's trace store (records, promises' θ). */
@@ -45,6 +46,12 @@ export interface WatcherOptions {
    */
   segmentProver?: SegmentProver;
   segmentWorkers?: number;
+  /**
+   * With a Postgres store shared by several watchers: only the lease's holder scans and answers, renewing it
+   * every ttlMs / 3 and checking it before each proof and each settle (watcher-lease.ts). The caller opens and
+   * closes it. Without one (SQLite), the state file's lock is the only guard, as before.
+   */
+  lease?: WatcherLease;
 }
 
 export interface TickReport {
@@ -59,6 +66,8 @@ export interface TickReport {
   resolvedElsewhere: bigint[];
   /** Left pending after an RPC outage or an unexpected error; tried again later. */
   retrying: bigint[];
+  /** True when another watcher held the lease: this one scanned and answered nothing. */
+  standby?: boolean;
 }
 
 export interface WatchedClaimView {
@@ -83,6 +92,7 @@ export class ClaimWatcher {
   private readonly confirmations: bigint;
   private readonly log: Logger;
   private readonly answerer: ClaimAnswerer;
+  private readonly lease?: WatcherLease;
   private segmentProver?: SegmentProver;
   private ownsSegmentProver: boolean;
   private ticking = false;
@@ -100,7 +110,10 @@ export class ClaimWatcher {
     this.budget = new MemoryBudget((opts.memoryBudgetMB ?? 2048) * 2 ** 20);
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
     this.log = opts.log ?? jsonLogger();
+    this.lease = opts.lease;
+    const lease = opts.lease;
     this.answerer = new ClaimAnswerer({
+      ...(lease && { fence: (claimId: bigint, step: "prove" | "settle") => lease.fence(claimId, step) }),
       store,
       escrow,
       budget: this.budget,
@@ -154,6 +167,7 @@ export class ClaimWatcher {
         resolvedElsewhere: [],
         retrying: [],
       };
+      if (this.lease && !(await this.lease.hold())) return { ...report, standby: true };
       try {
         await this.scan(report, signal);
       } catch (e) {
@@ -176,6 +190,9 @@ export class ClaimWatcher {
   async run(signal: AbortSignal): Promise<void> {
     if (this.running) throw new Error("the claim watcher is already running");
     this.running = true;
+    // The lease is renewed apart from ticks: a proof may take longer than the lease lasts.
+    const lease = this.lease;
+    const renew = lease && setInterval(() => void lease.hold(), Math.max(100, Math.floor(lease.ttlMs / 3)));
     try {
       while (!signal.aborted) {
         try {
@@ -186,6 +203,7 @@ export class ClaimWatcher {
         await sleep(this.pollMs, signal).catch(() => undefined);
       }
     } finally {
+      if (renew) clearInterval(renew);
       this.running = false;
     }
   }
@@ -280,6 +298,10 @@ export class ClaimWatcher {
     const attempt = this.state.startAttempt(claimId);
     const outcome = await this.answerer.attempt(claimId, attempt, signal);
     this.record(c, attempt, outcome, report);
+    if (outcome.kind === "settled" && this.lease)
+      await this.lease
+        .settled(claimId, outcome.tx.txHash)
+        .catch((e: unknown) => this.log.log("warn", "lease.record-failed", { claimId, error: firstLine(e) }));
   }
 
   private record(c: WatchedClaim, attempt: number, outcome: Outcome, report: TickReport): void {
@@ -326,7 +348,7 @@ export class ClaimWatcher {
         return;
       }
       case "abandoned":
-        this.state.markPending(claimId, `abandoned at shutdown: ${outcome.reason}`, 0);
+        this.state.markPending(claimId, `abandoned (shutdown or lease lost): ${outcome.reason}`, 0);
         this.log.log("info", "claim.abandoned", { claimId, reason: outcome.reason });
         return;
       case "retry": {
