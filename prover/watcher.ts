@@ -2,8 +2,9 @@
 // a session in the provider's trace store: proves it and settles it, or refuses it with a reason and sends
 // nothing (the claim then defaults, the protocol's answer to a provider that cannot prove).
 //
-// What it must never do: settle a claim twice (one watcher per state file; the on-chain status is read again
-// before proving and before sending), miss a claim across a restart (cursor and claims commit together, see
+// What it must never do: settle a claim twice (one watcher per state file, and with a shared Postgres store one
+// lease holder among all watchers, fenced before each step, see watcher-lease.ts; the on-chain status is read
+// again before proving and before sending), miss a claim across a restart (cursor and claims commit together, see
 // watcher-state.ts), or turn an RPC outage into an answer (rpc-retry.ts tells outages from refusals; an
 // outage only postpones the claim).
 import type { Hex } from "viem";
@@ -148,6 +149,8 @@ export class ClaimWatcher {
       cursor: state.cursor(),
       pending: state.all().filter((c) => c.status === "pending").length,
       memoryBudgetMB: opts.memoryBudgetMB ?? 2048,
+      // With a shared Postgres store: answers only while it holds the lease (lease.acquired / lease.standby).
+      ...(opts.lease && { leaseMs: opts.lease.ttlMs }),
     });
     return watcher;
   }
