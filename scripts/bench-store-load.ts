@@ -206,7 +206,14 @@ async function postgres(): Promise<void> {
       Math.floor(((p + 1) * SESSIONS) / PROCS),
     ]);
     const began = performance.now();
-    const parts = await Promise.all(bounds.map(([from, to]) => runChild(cluster.url, from, to)));
+    const parts = await Promise.all(bounds.map(([from, to]) => runChild(cluster.url, from, to))).catch(
+      (e) => {
+        console.error(
+          `server log (last lines):\n${cluster.serverLog().trim().split("\n").slice(-30).join("\n")}`,
+        );
+        throw e;
+      },
+    );
     const wall = performance.now() - began;
     const merged = {
       overheads: parts.flatMap((p) => p.overheads),

@@ -58,17 +58,24 @@ export const watchCommand: Command = {
             log,
           })
         : undefined;
-      const watcher = ClaimWatcher.open({
-        store,
-        escrow,
-        statePath,
-        pollMs,
-        confirmations,
-        memoryBudgetMB,
-        segmentWorkers,
-        lease,
-        log,
-      });
+      let watcher: ClaimWatcher;
+      try {
+        watcher = ClaimWatcher.open({
+          store,
+          escrow,
+          statePath,
+          pollMs,
+          confirmations,
+          memoryBudgetMB,
+          segmentWorkers,
+          lease,
+          log,
+        });
+      } catch (e) {
+        // Its connection would keep the process alive.
+        await lease?.close();
+        throw e;
+      }
       try {
         await watcher.run(stop.signal);
       } finally {

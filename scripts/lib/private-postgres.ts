@@ -24,6 +24,8 @@ export interface PrivatePostgres {
   down(mode?: "fast" | "immediate"): Promise<void>;
   /** Starts the server again on the same data and port, once it is down; resolves when it answers. */
   up(): Promise<void>;
+  /** What the server wrote on stdout and stderr so far (for a failure's message). */
+  serverLog(): string;
 }
 
 /** The folder holding initdb and postgres: PATH's, else the newest /usr/lib/postgresql/<version>/bin. */
@@ -184,7 +186,7 @@ export async function startPostgres(database = "zkvai", timeoutMs = 30_000): Pro
             await new Promise((r) => setTimeout(r, 100));
           }
         };
-        return { port, url, pid: child.pid!, createDatabase, stop, down, up };
+        return { port, url, pid: child.pid!, createDatabase, stop, down, up, serverLog: () => log };
       }
       await new Promise((r) => setTimeout(r, 100));
     }
