@@ -156,7 +156,7 @@ export class PostgresWatcherLease implements WatcherLease {
       if (this.held)
         this.opts.log.log("warn", "lease.lost", { message: "lost the lease", holder: this.holder });
       this.held = false;
-      const other = await this.current();
+      const other = await this.current().catch(() => undefined);
       if (other && other.holder !== this.lastStandby) {
         this.lastStandby = other.holder;
         this.opts.log.log("info", "lease.standby", {

@@ -195,7 +195,9 @@ export class ClaimWatcher {
     this.running = true;
     // The lease is renewed apart from ticks: a proof may take longer than the lease lasts.
     const lease = this.lease;
-    const renew = lease && setInterval(() => void lease.hold(), Math.max(100, Math.floor(lease.ttlMs / 3)));
+    const renew =
+      lease &&
+      setInterval(() => void lease.hold().catch(() => undefined), Math.max(100, Math.floor(lease.ttlMs / 3)));
     try {
       while (!signal.aborted) {
         try {

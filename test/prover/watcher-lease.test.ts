@@ -82,6 +82,18 @@ describe("the watchers' lease on Postgres", () => {
     await expect(a.lease.fence(5n, "prove")).rejects.toThrow(LeaseLostError);
   });
 
+  it("through a database restart: hold() says not held while down (no throw), and holds again after", async () => {
+    const [a] = await pair(1000);
+    expect(await a.lease.hold()).toBe(true);
+    await cluster.down("immediate");
+    expect(await a.lease.hold()).toBe(false);
+    await expect(a.lease.fence(7n, "settle")).rejects.toThrow(LeaseLostError);
+    expect(a.log.entries.some((e) => e.event === "lease.unreachable")).toBe(true);
+    await cluster.up();
+    await until(() => a.lease.hold());
+    await a.lease.fence(7n, "settle");
+  });
+
   it("refuses a lease shorter than 300 ms", async () => {
     await expect(
       PostgresWatcherLease.open({
