@@ -32,6 +32,7 @@ import {
   type RetryPolicy,
 } from "./rpc-retry.js";
 import { ZkvaiError } from "../sdk/core/errors.js";
+import { AnsweredElsewhereError, LeaseLostError } from "./watcher-lease.js";
 
 export type Outcome =
   | { kind: "settled"; tx: TxResult; proven: Proven }
@@ -68,6 +69,8 @@ export interface AnswererDeps {
   retry: RetryPolicy;
   /** Proves the segments of claims too long for a whole-claim circuit (prover/segments/). */
   segmentProver: () => SegmentProver;
+  /** With a shared store: throws LeaseLostError unless this watcher still holds the lease (watcher-lease.ts). */
+  fence?: (claimId: bigint, step: "prove" | "settle") => Promise<void>;
 }
 
 export class ClaimAnswerer {
@@ -94,6 +97,8 @@ export class ClaimAnswerer {
   /** Protocol refusals and the claim's own state are answers; anything else is retried later. */
   private classify(e: unknown): Outcome {
     if (e instanceof ClaimNotOpenError) return { kind: "resolved", status: e.status };
+    if (e instanceof AnsweredElsewhereError) return { kind: "resolved", status: ClaimStatus.Settled };
+    if (e instanceof LeaseLostError) return { kind: "abandoned", reason: e.message };
     if (e instanceof SessionNotClosedError || e instanceof ReceiptWindowOpenError)
       return { kind: "deferred", reason: e.message };
     if (e instanceof TraceMismatchError || e instanceof ProofError || e instanceof Refusal)
@@ -126,6 +131,8 @@ export class ClaimAnswerer {
           claimId,
         },
       );
+      // With a shared store, only the lease's holder proves (and it checks again before sending).
+      await this.deps.fence?.(claimId, "prove");
       if (needsSegments(loaded)) return this.answerBySegments(loaded, attempt, signal);
       const prepared = prepareLoadedClaim(loaded);
       await this.assertProofWindowOpen(claimId, prepared.claim.filedAt, signal);
@@ -183,7 +190,11 @@ export class ClaimAnswerer {
     const answer = await answerSegmentedClaim(this.deps.store, this.deps.escrow, claimId, {
       loaded,
       prover: this.deps.segmentProver(),
-      send: (op) => this.serially(op),
+      send: (op) =>
+        this.serially(async () => {
+          await this.deps.fence?.(claimId, "settle");
+          return op();
+        }),
       progress: (e) => this.deps.log.log("info", `claim.segment_${e.stage}`, { claimId, ...e }),
     });
     const proveSeconds = answer.proofs.reduce((t, p) => t + p.witnessSeconds + p.proveSeconds, 0);
@@ -198,8 +209,9 @@ export class ClaimAnswerer {
     const words = proven.proof!.words;
     const violated = proven.verdict.violated;
     type Sent = { tx: TxResult } | { status: ClaimStatus } | { revert: string; error: unknown };
-    const sent = await this.serially(() =>
-      this.rpc(
+    const sent = await this.serially(async () => {
+      await this.deps.fence?.(claimId, "settle");
+      return this.rpc(
         "settle",
         async (): Promise<Sent> => {
           // Again just before sending: a settle of an earlier run may have landed before a crash.
@@ -215,8 +227,8 @@ export class ClaimAnswerer {
         },
         signal,
         { claimId },
-      ),
-    );
+      );
+    });
     if ("tx" in sent) return { kind: "settled", tx: sent.tx, proven };
     if ("status" in sent) return { kind: "resolved", status: sent.status };
     switch (sent.revert) {

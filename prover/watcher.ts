@@ -2,8 +2,9 @@
 // a session in the provider's trace store: proves it and settles it, or refuses it with a reason and sends
 // nothing (the claim then defaults, the protocol's answer to a provider that cannot prove).
 //
-// What it must never do: settle a claim twice (one watcher per state file; the on-chain status is read again
-// before proving and before sending), miss a claim across a restart (cursor and claims commit together, see
+// What it must never do: settle a claim twice (one watcher per state file, and with a shared Postgres store one
+// lease holder among all watchers, fenced before each step, see watcher-lease.ts; the on-chain status is read
+// again before proving and before sending), miss a claim across a restart (cursor and claims commit together, see
 // watcher-state.ts), or turn an RPC outage into an answer (rpc-retry.ts tells outages from refusals; an
 // outage only postpones the claim).
 import type { Hex } from "viem";
@@ -22,6 +23,7 @@ import {
   type WatchedStatus,
 } from "./watcher-state.js";
 import { verdictLabel, type VerdictLabel } from "../sdk/core/claim.js";
+import type { WatcherLease } from "./watcher-lease.js";
 
 export interface WatcherOptions {
   /** The provider's trace store (records, promises' θ). */
@@ -45,6 +47,12 @@ export interface WatcherOptions {
    */
   segmentProver?: SegmentProver;
   segmentWorkers?: number;
+  /**
+   * With a Postgres store shared by several watchers: only the lease's holder scans and answers, renewing it
+   * every ttlMs / 3 and checking it before each proof and each settle (watcher-lease.ts). The caller opens and
+   * closes it. Without one (SQLite), the state file's lock is the only guard, as before.
+   */
+  lease?: WatcherLease;
 }
 
 export interface TickReport {
@@ -59,6 +67,8 @@ export interface TickReport {
   resolvedElsewhere: bigint[];
   /** Left pending after an RPC outage or an unexpected error; tried again later. */
   retrying: bigint[];
+  /** True when another watcher held the lease: this one scanned and answered nothing. */
+  standby?: boolean;
 }
 
 export interface WatchedClaimView {
@@ -83,6 +93,7 @@ export class ClaimWatcher {
   private readonly confirmations: bigint;
   private readonly log: Logger;
   private readonly answerer: ClaimAnswerer;
+  private readonly lease?: WatcherLease;
   private segmentProver?: SegmentProver;
   private ownsSegmentProver: boolean;
   private ticking = false;
@@ -100,7 +111,10 @@ export class ClaimWatcher {
     this.budget = new MemoryBudget((opts.memoryBudgetMB ?? 2048) * 2 ** 20);
     this.retry = { ...DEFAULT_RETRY, ...opts.retry };
     this.log = opts.log ?? jsonLogger();
+    this.lease = opts.lease;
+    const lease = opts.lease;
     this.answerer = new ClaimAnswerer({
+      ...(lease && { fence: (claimId: bigint, step: "prove" | "settle") => lease.fence(claimId, step) }),
       store,
       escrow,
       budget: this.budget,
@@ -135,6 +149,8 @@ export class ClaimWatcher {
       cursor: state.cursor(),
       pending: state.all().filter((c) => c.status === "pending").length,
       memoryBudgetMB: opts.memoryBudgetMB ?? 2048,
+      // With a shared Postgres store: answers only while it holds the lease (lease.acquired / lease.standby).
+      ...(opts.lease && { leaseMs: opts.lease.ttlMs }),
     });
     return watcher;
   }
@@ -154,6 +170,7 @@ export class ClaimWatcher {
         resolvedElsewhere: [],
         retrying: [],
       };
+      if (this.lease && !(await this.lease.hold())) return { ...report, standby: true };
       try {
         await this.scan(report, signal);
       } catch (e) {
@@ -176,6 +193,11 @@ export class ClaimWatcher {
   async run(signal: AbortSignal): Promise<void> {
     if (this.running) throw new Error("the claim watcher is already running");
     this.running = true;
+    // The lease is renewed apart from ticks: a proof may take longer than the lease lasts.
+    const lease = this.lease;
+    const renew =
+      lease &&
+      setInterval(() => void lease.hold().catch(() => undefined), Math.max(100, Math.floor(lease.ttlMs / 3)));
     try {
       while (!signal.aborted) {
         try {
@@ -186,6 +208,7 @@ export class ClaimWatcher {
         await sleep(this.pollMs, signal).catch(() => undefined);
       }
     } finally {
+      if (renew) clearInterval(renew);
       this.running = false;
     }
   }
@@ -280,6 +303,10 @@ export class ClaimWatcher {
     const attempt = this.state.startAttempt(claimId);
     const outcome = await this.answerer.attempt(claimId, attempt, signal);
     this.record(c, attempt, outcome, report);
+    if (outcome.kind === "settled" && this.lease)
+      await this.lease
+        .settled(claimId, outcome.tx.txHash)
+        .catch((e: unknown) => this.log.log("warn", "lease.record-failed", { claimId, error: firstLine(e) }));
   }
 
   private record(c: WatchedClaim, attempt: number, outcome: Outcome, report: TickReport): void {
@@ -326,7 +353,7 @@ export class ClaimWatcher {
         return;
       }
       case "abandoned":
-        this.state.markPending(claimId, `abandoned at shutdown: ${outcome.reason}`, 0);
+        this.state.markPending(claimId, `abandoned (shutdown or lease lost): ${outcome.reason}`, 0);
         this.log.log("info", "claim.abandoned", { claimId, reason: outcome.reason });
         return;
       case "retry": {

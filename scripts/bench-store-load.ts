@@ -1,5 +1,8 @@
-// npx tsx scripts/bench-store-load.ts [--sessions S] [--calls N] [--procs P] [--dir D]:
-// the recorder and its store under load (issue 16, "Load").
+// npx tsx scripts/bench-store-load.ts [--sessions S] [--calls N] [--procs P] [--dir D] [--postgres]:
+// the recorder and its store under load (issue 16, "Load"; --postgres: issue 40).
+//
+// --postgres: a private Postgres cluster (scripts/lib/private-postgres.ts) instead of a file, migrated, and
+// only the multi-process run (e.g. --procs 4 --sessions 200: 4 recorder processes × 50 sessions each).
 //
 // S concurrent sessions (default 50) each record N calls (default 200) on one store file,
 // first all in this process, then split across P processes (default 2) sharing the file.
@@ -20,7 +23,8 @@ import { keccak256, toHex, type Hex } from "viem";
 import type { EscrowClient } from "../sdk/chain/escrow.js";
 import type { CallRecord } from "../sdk/core/records.js";
 import { Session } from "../sdk/provider/session.js";
-import { TraceStore } from "../sdk/provider/store.js";
+import { migrateStore, TraceStore } from "../sdk/provider/store.js";
+import { startPostgres } from "./lib/private-postgres.js";
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -155,6 +159,7 @@ async function main(): Promise<void> {
     ["--procs", PROCS],
   ] as const)
     if (!Number.isInteger(v) || v < 1) throw new Error(`${name} must be a positive integer`);
+  if (process.argv.includes("--postgres")) return postgres();
   const dir = mkdtempSync(path.join(arg("--dir") ?? os.tmpdir(), "zkvai-load-"));
   const load = os.loadavg()[0].toFixed(2);
   console.log(
@@ -183,6 +188,43 @@ async function main(): Promise<void> {
     console.log("(the processes' wall time includes starting them: about 1 s each for tsx)");
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** SESSIONS sessions split over PROCS recorder processes, all on one private Postgres database. */
+async function postgres(): Promise<void> {
+  const cluster = await startPostgres("zkvai_load");
+  try {
+    await migrateStore(cluster.url);
+    const load = os.loadavg()[0].toFixed(2);
+    console.log(
+      `store load on Postgres: ${PROCS} processes, ${SESSIONS} sessions × ${CALLS} calls, node ${process.version}, ` +
+        `${os.cpus().length} CPUs, load ${load}, private cluster on 127.0.0.1:${cluster.port} (fsync, synchronous_commit on)`,
+    );
+    const bounds = Array.from({ length: PROCS }, (_, p) => [
+      Math.floor((p * SESSIONS) / PROCS),
+      Math.floor(((p + 1) * SESSIONS) / PROCS),
+    ]);
+    const began = performance.now();
+    const parts = await Promise.all(bounds.map(([from, to]) => runChild(cluster.url, from, to))).catch(
+      (e) => {
+        console.error(
+          `server log (last lines):\n${cluster.serverLog().trim().split("\n").slice(-30).join("\n")}`,
+        );
+        throw e;
+      },
+    );
+    const wall = performance.now() - began;
+    const merged = {
+      overheads: parts.flatMap((p) => p.overheads),
+      latencies: parts.flatMap((p) => p.latencies),
+    };
+    report(`${PROCS} processes, Postgres`, wall, merged, audit(cluster.url, sessionIds("load", 0, SESSIONS)));
+    console.log(
+      "(the processes' wall time includes starting them: about 1 s each for tsx, and the store's worker)",
+    );
+  } finally {
+    await cluster.stop();
   }
 }
 

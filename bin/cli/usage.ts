@@ -126,17 +126,22 @@ that stopped halfway resumes with the segments the escrow does not hold yet.
 
 ${CHAIN_FLAGS_HELP}`,
   watch: `usage: vai watch [--poll-ms <ms>] [--confirmations <n>] [--memory-mb <MB>] [--state <file>]
-                 [--workers <n>]
+                 [--workers <n>] [--lease-ms <ms>]
 
 Watches the escrow for claims on this provider's promises and answers each with a proof from the
 trace store, until Ctrl-C / SIGTERM. Logs one JSON object per line on stderr. Progress survives a
 restart through the state file (which claims are answered, which blocks were scanned).
+With a postgres:// store, any number of watchers (on any hosts) may run on one escrow: one holds a
+lease in the store and answers, the others wait as standbys ("lease.standby") and one takes over
+("lease.acquired") within --lease-ms of the holder's death. With a SQLite store, one per state file.
   --poll-ms <ms>         how often to look for new claims (default: the watcher's)
   --confirmations <n>    blocks a claim must be buried under before it is answered
   --memory-mb <MB>       memory budget for concurrent proofs
   --state <file>         the watcher's SQLite state (default: watcher.sqlite next to the store,
                          or .vai/watcher.sqlite for a postgres:// store)
   --workers <n>          worker processes for the segments of long sessions (default 1)
+  --lease-ms <ms>        postgres:// store only: how long the lease outlives its holder (default
+                         15000; renewed every third of it; env VAI_WATCH_LEASE_MS)
   --debug                log debug events too
 
 ${CHAIN_FLAGS_HELP}`,

@@ -1,6 +1,7 @@
 // A private Postgres for a test run (test/sdk/store.test.ts and the Postgres store's process tests): initdb
 // into a temp dir, the server on 127.0.0.1 at a free port with no Unix socket, fsync on, and one database
-// made for the caller; stop() ends the server by its pid (immediate shutdown) and removes the dir. Run as root
+// made for the caller; down() and up() stop it (pg_ctl) and start it again on its data, as an outage would;
+// stop() ends the server by its pid (immediate shutdown) and removes the dir. Run as root
 // (CI containers), the cluster belongs to `postgres` (or `nobody`), since initdb and postgres refuse root.
 // Binaries come from PATH, else from Debian's /usr/lib/postgresql/<version>/bin (the postgresql package
 // puts only psql on PATH). No system service is used or left running.
@@ -19,6 +20,12 @@ export interface PrivatePostgres {
   /** A URL to another, new, empty database on this server. */
   createDatabase(name: string): Promise<string>;
   stop(): Promise<void>;
+  /** Stops the server with `pg_ctl stop` (immediate: as a crash would; fast: a clean shutdown), keeping its data. */
+  down(mode?: "fast" | "immediate"): Promise<void>;
+  /** Starts the server again on the same data and port, once it is down; resolves when it answers. */
+  up(): Promise<void>;
+  /** What the server wrote on stdout and stderr so far (for a failure's message). */
+  serverLog(): string;
 }
 
 /** The folder holding initdb and postgres: PATH's, else the newest /usr/lib/postgresql/<version>/bin. */
@@ -103,10 +110,8 @@ export async function startPostgres(database = "zkvai", timeoutMs = 30_000): Pro
     throw new Error(`initdb failed: ${(init.stderr || init.stdout || String(init.error)).trim()}`);
   }
   let lastLog = "";
-  // A free port can be taken between the probe and the server binding it: try a few.
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await freePort();
-    const child = spawn(
+  const launch = (port: number) =>
+    spawn(
       join(bin, "postgres"),
       [
         "-D",
@@ -126,6 +131,10 @@ export async function startPostgres(database = "zkvai", timeoutMs = 30_000): Pro
       ],
       { cwd: dir, stdio: ["ignore", "pipe", "pipe"], ...user },
     );
+  // A free port can be taken between the probe and the server binding it: try a few.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    let child = launch(port);
     let log = "";
     child.stdout!.on("data", (c) => (log += c.toString()));
     child.stderr!.on("data", (c) => (log += c.toString()));
@@ -157,7 +166,27 @@ export async function startPostgres(database = "zkvai", timeoutMs = 30_000): Pro
           await halt();
           rmSync(dir, { recursive: true, force: true });
         };
-        return { port, url, pid: child.pid!, createDatabase, stop };
+        const down = async (mode: "fast" | "immediate" = "immediate") => {
+          const r = spawnSync(join(bin, "pg_ctl"), ["stop", "-D", data, "-m", mode, "-w"], {
+            encoding: "utf8",
+            cwd: dir,
+            ...user,
+          });
+          if (r.status !== 0) throw new Error(`pg_ctl stop failed: ${(r.stderr || r.stdout).trim()}`);
+          await exited(child);
+        };
+        const up = async () => {
+          child = launch(port);
+          child.stdout!.on("data", (c) => (log += c.toString()));
+          child.stderr!.on("data", (c) => (log += c.toString()));
+          const until = Date.now() + timeoutMs;
+          while (!(await answers(`${base}/postgres`))) {
+            if (Date.now() > until || child.exitCode !== null)
+              throw new Error(`postgres did not come back on port ${port}`);
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        };
+        return { port, url, pid: child.pid!, createDatabase, stop, down, up, serverLog: () => log };
       }
       await new Promise((r) => setTimeout(r, 100));
     }

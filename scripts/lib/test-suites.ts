@@ -54,6 +54,12 @@ export const FULL_ONLY = [
   // (test/sdk/store.test.ts), its migrations (test/sdk/store-postgres.test.ts) and a Session recovered from it
   // (test/sdk/session-recover-postgres.test.ts).
   "test/sdk/store-postgres-writers.test.ts",
+  // Two claim watcher processes on one Postgres store (issue 40): the lease holder answers, is killed while it
+  // proves, and the standby takes over and settles once (2 real proofs, a hardhat node, a private cluster).
+  "test/full/watcher-failover.test.ts",
+  // The Postgres store through a server restart (pg_ctl stop -m immediate, then start) under two recorders'
+  // load: nothing acknowledged lost, clear errors while down, sessions recovered after (about 7 s).
+  "test/full/store-postgres-restart.test.ts",
   // The demo's assertions on its six claims (65 s). `.ci/run` runs `npm run demo` itself, first, on the fresh
   // clone; this test checks what it settles.
   "test/e2e/demo.test.ts",

@@ -81,6 +81,33 @@ CREATE TRIGGER checkpoints_no_update BEFORE UPDATE ON checkpoints
   FOR EACH ROW EXECUTE FUNCTION zkvai_append_only();
 `,
   },
+  {
+    version: 2,
+    name: "claim watchers: one lease per escrow (failover), each claim's answer recorded (prover/watcher-lease.ts)",
+    sql: `
+CREATE TABLE watcher_lease (
+  escrow TEXT NOT NULL,
+  chain_id BIGINT NOT NULL,
+  holder TEXT NOT NULL,
+  host TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  token BIGINT NOT NULL,
+  expires_at TIMESTAMPTZ NOT NULL,
+  PRIMARY KEY (escrow, chain_id)
+);
+CREATE TABLE watcher_answers (
+  escrow TEXT NOT NULL,
+  chain_id BIGINT NOT NULL,
+  claim_id TEXT NOT NULL,
+  holder TEXT NOT NULL,
+  token BIGINT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('sending', 'settled')),
+  tx_hash TEXT,
+  updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+  PRIMARY KEY (escrow, chain_id, claim_id)
+);
+`,
+  },
 ];
 
 /** The version this code reads and writes: the last migration's. */

@@ -218,6 +218,8 @@ function rebuild(failure: SyncFailure, where: string): Error {
   if (known) return new known(failure.message, { details });
   if (failure.name === "StoreError") return new StoreError(failure.message, { details });
   // A database error (pg's DatabaseError carries its SQLSTATE as code), a lost connection, a timeout.
-  const sqlstate = failure.code ? ` (SQLSTATE ${failure.code})` : "";
+  // SQLSTATEs are five characters; a socket's errno (ECONNREFUSED) is named as itself.
+  const code = failure.code;
+  const sqlstate = !code ? "" : /^[0-9A-Z]{5}$/.test(code) ? ` (SQLSTATE ${code})` : ` (${code})`;
   return new StoreError(`trace store ${where}: ${failure.message}${sqlstate}`);
 }

@@ -16,6 +16,8 @@ import {
 
 /** flag[0]: 0 while a request is out, 1 once its reply is on the port. */
 const REPLY_READY = 1;
+/** How long a reply the worker flagged may take to show on the port. */
+const LATE_REPLY_MS = 2000;
 
 export interface SyncRequest {
   method: string;
@@ -72,9 +74,18 @@ export class SyncWorker {
       this.broken = `the store's worker thread did not answer ${method} in ${timeoutMs} ms (whether it took effect is unknown); reopen the store`;
       return { ok: false, error: { name: "Timeout", message: this.broken } };
     }
-    const reply = receiveMessageOnPort(this.port);
-    if (!reply)
-      return { ok: false, error: { name: "Lost", message: `no reply to ${method} on the worker's port` } };
+    // The worker posts its reply before it raises the flag, so the reply should be on the port now. Once, under
+    // 4 loaded recorder processes (docs/BENCHMARKS.md, Postgres load), it was not: wait a little for it rather
+    // than fail a call that took effect (a hypothesis not reproduced since; the failure below stays the answer).
+    let reply = receiveMessageOnPort(this.port);
+    for (const until = Date.now() + LATE_REPLY_MS; !reply && Date.now() < until;) {
+      Atomics.wait(this.flag, 0, REPLY_READY, 5);
+      reply = receiveMessageOnPort(this.port);
+    }
+    if (!reply) {
+      this.broken = `no reply to ${method} on the worker's port (whether it took effect is unknown); reopen the store`;
+      return { ok: false, error: { name: "Lost", message: this.broken } };
+    }
     return reply.message as SyncReply;
   }
 

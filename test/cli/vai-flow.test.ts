@@ -16,6 +16,7 @@ import { TraceStore } from "../../sdk/provider/store.js";
 import { loadManifest } from "../../sdk/manifest/manifest.js";
 import { freePort, startHardhatNode, type HardhatNode } from "../../sdk/dev/hardhat-node.js";
 import { DEV_KEYS, tempWorkspace, vai, vaiInProcess } from "./cli-helpers.js";
+import { startPostgres } from "../../scripts/lib/private-postgres.js";
 
 const PROFILE = { version: 1, tools: { read: {}, send_email: { target: "to" } } } as const;
 const PROVIDER_KEY = DEV_KEYS[3];
@@ -388,6 +389,57 @@ describe("vai watch", () => {
       .map((l) => JSON.parse(l).event);
     expect(events[0]).toBe("watcher.started");
     expect(events).toContain("watcher.stopped");
+  });
+
+  it("on a Postgres store: a second watcher waits as standby and takes the lease over when the first stops", async () => {
+    const cluster = await startPostgres();
+    try {
+      expect((await vaiInProcess(["store", "migrate", "--store", cluster.url], env)).code).toBe(0);
+      const watch = (name: string) => {
+        const child = spawn(
+          process.execPath,
+          [
+            "bin/vai.mjs",
+            "watch",
+            "--poll-ms",
+            "100",
+            "--lease-ms",
+            "1000",
+            "--state",
+            join(dir, `${name}.sqlite`),
+          ],
+          { env: { ...process.env, ...env, VAI_STORE: cluster.url }, stdio: ["ignore", "pipe", "pipe"] },
+        );
+        const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+        let err = "";
+        child.stderr.on("data", (d) => (err += d));
+        const waitFor = async (event: string) => {
+          const end = Date.now() + 60_000;
+          while (!err.includes(`"event":"${event}"`)) {
+            if (child.exitCode !== null || Date.now() > end)
+              throw new Error(`vai watch (${name}): no ${event}: ${err}`);
+            await new Promise((r) => setTimeout(r, 50));
+          }
+          return err.split("\n").find((l) => l.includes(`"event":"${event}"`))!;
+        };
+        return { child, exited, waitFor, err: () => err };
+      };
+      const first = watch("pg-first");
+      await first.waitFor("lease.acquired");
+      const second = watch("pg-second");
+      expect(JSON.parse(await second.waitFor("lease.standby")).message).toMatch(
+        /^standby: lease held by host .+ pid \d+ until \d{4}-/,
+      );
+      expect(second.err()).not.toContain('"lease.acquired"');
+      first.child.kill("SIGINT");
+      expect(await first.exited).toBe(0);
+      expect(first.err()).toContain('"event":"lease.released"');
+      expect(JSON.parse(await second.waitFor("lease.acquired")).message).toMatch(/^took over the lease/);
+      second.child.kill("SIGINT");
+      expect(await second.exited).toBe(0);
+    } finally {
+      await cluster.stop();
+    }
   });
 });
 
