@@ -182,14 +182,20 @@ const ATTACKED = [
   "retail/cancel_reason_enum/violated-other-reason.json",
   "airline/one_tool_at_a_time/violated-two-calls.json",
   "airline/passenger_cap/violated-six-passengers.json",
+  // Sub-rows and the register: an owner loaded and compared with the write-once user, a flight row's status,
+  // and the chained lookup reservation → owner → profile version → Poseidon(version, id).
+  "retail/one_user/violated-order-owner-from-snapshot.json",
+  "airline/bookable_status/violated-latest-status-wins.json",
+  "airline/payment_in_profile/violated-baggage-payment-via-reservation-owner.json",
 ];
 const attacked = (files: readonly string[] = ATTACKED) =>
   files.map((f) => allCases.find((c) => c.file === f)!);
-/** Part 3's subset (the runtime): seenDiffers with unknown, seenAbove, and a local `above`. */
+/** Part 3's subset (the runtime): seenDiffers with unknown, seenAbove, a local `above`, and a pair key. */
 const OVERRIDDEN = [
   "retail/status_precondition/violated-latest-snapshot-from-write.json",
   "airline/no_bag_removal/violated-latest-snapshot-from-write.json",
   "airline/one_tool_at_a_time/violated-two-calls.json",
+  "airline/payment_in_profile/violated-baggage-payment-via-reservation-owner.json",
 ];
 
 // ---------------------------------------------------------------------------------------------------------
