@@ -60,6 +60,9 @@ export const FULL_ONLY = [
   // The Postgres store through a server restart (pg_ctl stop -m immediate, then start) under two recorders'
   // load: nothing acknowledged lost, clear errors while down, sessions recovered after (about 7 s).
   "test/full/store-postgres-restart.test.ts",
+  // A connection dropped mid-transaction (psql processes hold the row and end the store's backend), and recorder
+  // processes sharing one cluster (scripts/bench-store-load.ts --postgres, small): about 20 s.
+  "test/full/store-postgres-faults.test.ts",
   // The demo's assertions on its six claims (65 s). `.ci/run` runs `npm run demo` itself, first, on the fresh
   // clone; this test checks what it settles.
   "test/e2e/demo.test.ts",
