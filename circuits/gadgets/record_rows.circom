@@ -30,6 +30,12 @@ include "multiset.circom";
 // passes it on as the seed of any later argument over the rows (the rule's keyed state).
 // Live rows come first (live is non-increasing); a row that is not live is in no run and no rule reads it
 // (the caller's ok must be 0 there: okRow is 0 past the live rows). docs/SOUNDNESS.md "A record's rows".
+// The rows digest of a record with one empty row (part 0, 12 zero facts): tauRowsDigest([EMPTY_ROW]) in
+// sdk/core/rules/tau-rows.ts, for W = 12 (RULE_FACTS). test/circuits/record-rows.test.ts holds the two equal.
+function EMPTY_ROWS_DIGEST_W12() {
+    return 1169582573301325175856572929862091749915338129032846845488950917555513373814;
+}
+
 template RecordRows(N, M, W) {
     signal input seedIn;
     // The records: their rows' digest (bound by RecordDigest where the record is an executed call), tool, ok.

@@ -23,6 +23,7 @@ template Aap7RuleMain(D, K, T, W, S) {
     var N = 1 << D;
     var M = 2 * N;
     var C = RULE_ENTRY_COLUMNS();
+    assert(W == 12);
     var SC = slotCount();
     signal input context;
     signal input finalRoot;
@@ -125,6 +126,11 @@ template Aap7RuleMain(D, K, T, W, S) {
         isOk[i] <== IsEqual()([status[i], STATUS_OK()]);
         liveCall[i] <== trace.active[i] * executed[i];
         ok[i] <== liveCall[i] * isOk[i];
+        // A record whose digest binds no rows (no executed call, or past n) has exactly one empty row: its
+        // rows digest is free otherwise, and with it how many row slots it takes, so the row times of every
+        // later access (an independent review, issue 37: the layout was not bound before the keyed state's
+        // challenges in a segment).
+        (1 - liveCall[i]) * (rowsDigest[i] - EMPTY_ROWS_DIGEST_W12()) === 0;
     }
 
     // The rows are the records' (the final root binds every record's slots, status and rows' chain), and its

@@ -41,6 +41,7 @@ template Aap7RuleSegment(Ds, K, T, W, S) {
     var N = 1 << Ds;
     var M = 2 * N;
     var C = RULE_ENTRY_COLUMNS();
+    assert(W == 12);
     var SL = slotCount();
     var L = segmentTreeHeight() - Ds \ 4;
     signal input claimDigest;
@@ -171,6 +172,11 @@ template Aap7RuleSegment(Ds, K, T, W, S) {
         isOk[i] <== IsEqual()([status[i], STATUS_OK()]);
         liveCall[i] <== trace.active[i] * executed[i];
         ok[i] <== liveCall[i] * isOk[i];
+        // A record whose digest binds no rows (no executed call, or past n) has exactly one empty row: its
+        // rows digest is free otherwise, and with it how many row slots it takes, so the row times of every
+        // later access (an independent review, issue 37: the layout was not bound before the keyed state's
+        // challenges in a segment).
+        (1 - liveCall[i]) * (rowsDigest[i] - EMPTY_ROWS_DIGEST_W12()) === 0;
     }
 
     // The segment's rows are its records' (the final root binds every record of the session).

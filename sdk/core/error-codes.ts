@@ -273,6 +273,17 @@ export const ERROR_CODES = {
     error: "WatcherLockedError",
     meaning: "another claim watcher holds the state file's lock",
   },
+  WATCHER_LEASE_LOST: {
+    error: "LeaseLostError",
+    meaning:
+      "this watcher no longer holds the Postgres store's lease: it sends nothing until it takes it again",
+    docs: RUNTIME,
+  },
+  CLAIM_ANSWERED_ELSEWHERE: {
+    error: "AnsweredElsewhereError",
+    meaning: "another watcher recorded this claim answered in the store: nothing to send",
+    docs: RUNTIME,
+  },
   WITNESS_FAILED: { error: "WitnessError", meaning: "the circuit's witness could not be computed" },
   SEGMENT_PROOF_FAILED: {
     error: "SegmentProofError",

@@ -8,7 +8,6 @@ import { canonicalJson } from "../core/canonical.js";
 import { ZkvaiError } from "../core/errors.js";
 import { parseProfile, profileHash } from "../core/profile.js";
 import { parseRecord, recordBytes, type TraceRecord } from "../core/records.js";
-import type { TraceStore } from "./store.js";
 import {
   StoreConflictError,
   StoreError,
@@ -17,6 +16,7 @@ import {
   type StoredCheckpoint,
   type StoredPromise,
   type StoredSession,
+  type TraceStoreApi,
 } from "./store-model.js";
 import { SyncWorker, workerEntry, type SyncFailure } from "./sync-worker.js";
 
@@ -49,7 +49,7 @@ const ERRORS: Record<string, new (message: string, options?: { details?: never }
   StoreSchemaError,
 };
 
-export class PostgresTraceStore implements TraceStore {
+export class PostgresTraceStore implements TraceStoreApi {
   private closed = false;
 
   private constructor(

@@ -22,7 +22,6 @@ import Database from "better-sqlite3";
 import { canonicalJson } from "../core/canonical.js";
 import { parseProfile, profileHash } from "../core/profile.js";
 import { parseRecord, recordBytes, type TraceRecord } from "../core/records.js";
-import type { TraceStore } from "./store.js";
 import { alive, retryBusy, SCHEMA } from "./store-sqlite-support.js";
 import {
   BUSY_TIMEOUT_MS,
@@ -32,9 +31,10 @@ import {
   type StoredPromise,
   type NewSession,
   type StoredSession,
+  type TraceStoreApi,
 } from "./store-model.js";
 
-export class SqliteTraceStore implements TraceStore {
+export class SqliteTraceStore implements TraceStoreApi {
   // Every tool call goes through append, so its statements are prepared once, and the next seq
   // comes from the primary-key index (MAX) rather than a COUNT that scans the session: O(log n),
   // not O(n), per record. Contiguity makes the two equal; close() still counts (count()).

@@ -5,10 +5,9 @@
 // are append-only and contiguous per session, a seq is never overwritten, and a write is acknowledged
 // only once it is durable. Callers (Session, the watcher, the prover, the CLI) are synchronous, so the
 // interface is too: the Postgres store answers each call from a worker thread while the caller waits.
-import type { TraceRecord } from "../core/records.js";
 import { isPostgresUrl, PostgresTraceStore } from "./store-postgres.js";
 import { SqliteTraceStore } from "./store-sqlite.js";
-import type { NewSession, StoredCheckpoint, StoredPromise, StoredSession } from "./store-model.js";
+import type { TraceStoreApi } from "./store-model.js";
 
 export {
   BUSY_TIMEOUT_MS,
@@ -25,46 +24,11 @@ export { SqliteTraceStore } from "./store-sqlite.js";
 export { isPostgresUrl, PostgresTraceStore } from "./store-postgres.js";
 export { migrateStore, type MigrationReport } from "./store-migrate.js";
 
-export interface TraceStore {
-  close(): void;
-  /** Throws a StoreError unless the store can take a write now (guard mode asks before each call). */
-  ping(): void;
-  /** Throws a StoreError once what was opened can no longer keep a write (SQLite: the path names another file). */
-  checkFile(): void;
-
-  /** Stores a session's parameters; the same again is a no-op, other parameters a StoreConflictError. */
-  createSession(s: NewSession): StoredSession;
-  session(sessionId: string): StoredSession | undefined;
-
-  /**
-   * Appends the record at its seq, which must be the next one. The same bytes again are an idempotent
-   * retry ("duplicate"); other bytes at a stored seq are a StoreConflictError.
-   */
-  append(sessionId: string, record: TraceRecord): "inserted" | "duplicate";
-  /** Reserves a record for a call about to run (guard mode); `fallback` is kept if complete() never comes. */
-  reserve(sessionId: string, fallback: TraceRecord): number;
-  /** Stores a reserved call's record at the next seq and drops its reservation, in one transaction. */
-  complete(sessionId: string, record: TraceRecord, reservation: number): "inserted" | "duplicate";
-  /** The session's reservations whose record is not stored, oldest first. */
-  pending(sessionId: string): { reservation: number; fallback: TraceRecord }[];
-  /** Stores every open reservation's fallback at the next seqs, oldest first (recovery); returns them. */
-  settlePending(sessionId: string): TraceRecord[];
-
-  /** Marks this process as the session's one recorder; a StoreConflictError names a live holder. */
-  claimWriter(sessionId: string): void;
-  /** Gives up this process's claim on the session (it closed). */
-  releaseWriter(sessionId: string): void;
-
-  records(sessionId: string): TraceRecord[];
-  record(sessionId: string, seq: number): TraceRecord | undefined;
-  count(sessionId: string): number;
-
-  addCheckpoint(sessionId: string, c: StoredCheckpoint): void;
-  checkpoints(sessionId: string): StoredCheckpoint[];
-
-  putPromise(p: StoredPromise): void;
-  promise(promiseId: bigint): StoredPromise | undefined;
-}
+/**
+ * The store every part of zkVAI takes (store-model.ts has its methods and what each promises). The name is both
+ * this type and the value below, so `TraceStore.open(…)` reads as it did when the store was one SQLite class.
+ */
+export interface TraceStore extends TraceStoreApi {}
 
 /** Opens the store at `location`: a postgres:// URL, or a SQLite file path (":memory:" for a throwaway one). */
 export const TraceStore = {

@@ -4,6 +4,8 @@
 // a sub-row dropped, added or reordered, two records' runs swapped, a row's tool, ok or fact changed, a dead row
 // made live, a live row made dead. A record whose digest binds nothing (no executed call) may be given any rows
 // that chain to its free digest: accepted, and harmless, as its ok is 0 and no rule reads it.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { RULE_FACTS } from "../../sdk/core/rules/rule.js";
 import { tauRowsDigest, type FactRow } from "../../sdk/core/rules/tau-rows.js";
@@ -125,5 +127,17 @@ describe("RecordRows(4, 8, 12)", () => {
       records: HONEST.records.map((r, k) => (k === 2 ? { ...r, rows: [factRow(0, 3n), factRow(5, 1n)] } : r)),
     };
     expect(await accepts(circuit, input(other))).toBe(true);
+  });
+});
+
+describe("the empty record's rows digest", () => {
+  it("is the circuits' constant (EMPTY_ROWS_DIGEST_W12): a record that binds no rows has exactly one empty row", () => {
+    const source = readFileSync(
+      join(import.meta.dirname, "..", "..", "circuits/gadgets/record_rows.circom"),
+      "utf8",
+    );
+    const constant = /function EMPTY_ROWS_DIGEST_W12\(\) \{\s*return (\d+);/.exec(source)?.[1];
+    expect(constant).toBeDefined();
+    expect(BigInt(constant!)).toBe(tauRowsDigest([factRow(0)]));
   });
 });

@@ -33,7 +33,7 @@ const CONTEXT = 5n;
  * The segment chain at 8 records (16 row slots): the frame, the records' digests, RecordRows, RuleRows and
  * KeyedLatestFrom (TB = 25).
  */
-const COST = 69061;
+const COST = 69069;
 const fixtures = predicateFixtures("AAP-7");
 const fixture = (name: string) => fixtures.find((f) => f.file === `aap-7/${name}.json`)!;
 

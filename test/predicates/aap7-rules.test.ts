@@ -2,6 +2,8 @@
 // bound to the rule θ names and to the committed facts, and a random differential of the whole-claim circuit
 // (aap7_n8) against the oracle on order and transfer traces. The rule form and the τ³ arms against the reference
 // are test/rules/tau-rules.test.ts; every fixture runs through the circuit in ./fixtures.test.ts.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { encodeTrace } from "../../sdk/core/encoding.js";
@@ -132,8 +134,8 @@ describe("aap7_n8 (the test build's circuit)", () => {
 
   // The frame (CommittedTrace(3, K), θ's hash of 272 elements), 8 records' digests, RecordRows(8, 16, 12) and
   // RuleCheck over 16 rows; the gadgets alone are pinned in test/rules/rule-review.test.ts. A change is a decision.
-  it("costs exactly 54,037 constraints", () => {
-    expect(circuit.constraints).toBe(54_037);
+  it("costs exactly 54,045 constraints", () => {
+    expect(circuit.constraints).toBe(54_045);
   });
 
   it("proves the oracle's verdict, and no witness claims the other", async () => {
@@ -206,4 +208,35 @@ describe("aap7_n8 (the test build's circuit)", () => {
     },
     PROPERTY_TIMEOUT_MS,
   );
+});
+
+describe("keys name their maps", () => {
+  // An independent review (issue 37): while reservations were keyed by their bare id, a reservation id
+  // "user:<id>" was that user's mention key, so a successful read of such a reservation (an opaque result: an
+  // owner of 0) marked the id as typed by the user and hid a user_id_from_user violation.
+  it("a reservation id shaped like a mention key does not mark the user as mentioned", () => {
+    const fixture = JSON.parse(
+      readFileSync(
+        join(import.meta.dirname, "..", "..", "fixtures", "aap-7", "user-id-only-from-agent.json"),
+        "utf8",
+      ),
+    ) as { records: TraceRecord[]; profile: EncodingProfile; theta: unknown; expected: { seq: number } };
+    const crafted = {
+      kind: "call",
+      seq: 0,
+      ts: 0,
+      tool: "get_reservation_details",
+      args: { reservation_id: "user:mia_li_3668" },
+      result: "ok",
+    } as TraceRecord;
+    const records = [...fixture.records.slice(0, 6), crafted, ...fixture.records.slice(6)].map(
+      (r, seq) => ({ ...r, seq }) as TraceRecord,
+    );
+    const theta = aap7Rule.parseTheta(fixture.theta);
+    expect(aap7Rule.evaluate(fixture.records, theta, fixture.profile)).toMatchObject({
+      violated: true,
+      seq: 8,
+    });
+    expect(aap7Rule.evaluate(records, theta, fixture.profile)).toMatchObject({ violated: true, seq: 9 });
+  });
 });

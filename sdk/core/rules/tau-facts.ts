@@ -27,7 +27,13 @@ export function norm(value: unknown): string {
     .replace(/[./]+$/, "");
 }
 export const normHash = (value: unknown) => stringToField(norm(value));
-const idHash = (value: unknown) => stringToField(String(value));
+/**
+ * Every key names its map: an order, a reservation, a flight, a mentioned user, a profile, a version (below and in
+ * tau-rows.ts), so no id can be another map's key (an independent review, issue 37: a reservation id
+ * "user:<id>" read as that user's mention while ids were keyed bare).
+ */
+const orderKey = (value: unknown) => stringToField(`order:${String(value)}`);
+const reservationKey = (value: unknown) => stringToField(`reservation:${String(value)}`);
 
 /** §4: the order tools, whose successful results store the order. */
 export const ORDER_TOOLS = [
@@ -161,18 +167,18 @@ function messageFacts(record: TraceRecord & { kind: "call" }): Record<string, bi
 function retailFacts(record: TraceRecord & { kind: "call" }): Record<string, bigint> {
   const { tool, args, result } = record;
   const facts: Record<string, bigint> = {};
-  if (present(args.order_id)) facts.orderArg = idHash(args.order_id);
+  if (present(args.order_id)) facts.orderArg = orderKey(args.order_id);
   if (present(args.reason)) facts.reason = normHash(args.reason);
   if (present(args.user_id)) facts.userArg = normHash(args.user_id);
   if (ORDER_TOOLS.includes(tool)) {
     // §4: the order the result carries, else (an opaque result) an empty snapshot under the args' key.
     const parsed = parsedResult(result);
     if (isObject(parsed) && present(parsed.order_id)) {
-      facts.order = idHash(parsed.order_id);
+      facts.order = orderKey(parsed.order_id);
       facts.orderStatus = present(parsed.status) ? normHash(parsed.status) : NO_STATUS;
       if (present(parsed.user_id)) facts.orderOwner = normHash(parsed.user_id);
     } else if (present(args.order_id)) {
-      facts.order = idHash(args.order_id);
+      facts.order = orderKey(args.order_id);
       facts.orderStatus = NO_STATUS;
     }
   }
@@ -207,7 +213,7 @@ function airlineFacts(record: TraceRecord & { kind: "call" }): Record<string, bi
   const parsed = parsedResult(result);
   if (RESERVATION_TOOLS.includes(tool)) {
     if (isObject(parsed) && present(parsed.reservation_id)) {
-      facts.reservation = idHash(parsed.reservation_id);
+      facts.reservation = reservationKey(parsed.reservation_id);
       facts.storedPassengers = lengthFact(parsed.passengers);
       facts.storedBags = countFact(parsed.total_baggages);
       if (present(parsed.user_id)) {
@@ -215,7 +221,7 @@ function airlineFacts(record: TraceRecord & { kind: "call" }): Record<string, bi
         facts.ownerProfile = profileKey(parsed.user_id);
       }
     } else if (present(args.reservation_id)) {
-      facts.reservation = idHash(args.reservation_id);
+      facts.reservation = reservationKey(args.reservation_id);
     }
   }
   if (USER_TOOLS.includes(tool)) {
