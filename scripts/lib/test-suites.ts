@@ -80,6 +80,8 @@ export const FULL_ONLY = [
   // The independent adversarial review of the rule gadget (issue 37). npm test keeps test/rules/tau-rules.test.ts
   // (every τ³ fixture through the oracle and the gadget) and test/predicates/aap7-rules.test.ts.
   "test/rules/rule-review.test.ts",
+  // The independent review of the sub-row gadgets (RecordRows, the register, pair keys; issue 37).
+  "test/circuits/rule-rows-review.test.ts",
   // The coverage replay with every judged AgentDojo pair settled on an in-process chain with real proofs
   // (issue 37). npm test keeps the verdicts-only replay (test/prover/replay.test.ts).
   "test/full/replay.test.ts",
