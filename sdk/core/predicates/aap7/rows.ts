@@ -42,7 +42,7 @@ export function aap7Rows(records: readonly (EncodedRecord | undefined)[], count:
   }
   if (out.rows.length > capacity)
     throw new RangeError(
-      `AAP-7: ${count} records give ${out.rows.length} rows, past the circuit's ${capacity} (${ROWS_PER_RECORD} a record): prove the trace with a larger circuit or in segments`,
+      `AAP-7: ${count} records give ${out.rows.length} rows, past the circuit's ${capacity} (${ROWS_PER_RECORD} a record): no AAP-7 circuit proves this trace (a known limit, docs/PREDICATES.md "AAP-7 rules")`,
     );
   out.live = out.rows.map(() => true);
   while (out.rows.length < capacity) {
