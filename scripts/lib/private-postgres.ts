@@ -5,12 +5,12 @@
 // (CI containers), the cluster belongs to `postgres` (or `nobody`), since initdb and postgres refuse root.
 // Binaries come from PATH, else from Debian's /usr/lib/postgresql/<version>/bin (the postgresql package
 // puts only psql on PATH). No system service is used or left running.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { exited, freePort, stopChild } from "./private-service.js";
 
 export interface PrivatePostgres {
   port: number;
@@ -43,17 +43,6 @@ export function postgresBin(env: NodeJS.ProcessEnv = process.env): string | unde
   return versions[0] ? join(root, versions[0], "bin") : undefined;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /**
  * Root may not run a cluster: the ids of the user who will, `postgres` where Debian's package made one, else
  * `nobody`. Undefined when not root (the cluster is then the caller's own).
@@ -66,12 +55,6 @@ function clusterUser(): { uid: number; gid: number } | undefined {
     if (uid.status === 0 && gid.status === 0) return { uid: Number(uid.stdout), gid: Number(gid.stdout) };
   }
   throw new Error("running as root, and there is neither a postgres nor a nobody user to run the cluster as");
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise((resolve) => child.once("exit", () => resolve()));
 }
 
 async function answers(url: string): Promise<boolean> {
@@ -138,15 +121,8 @@ export async function startPostgres(database = "zkvai", timeoutMs = 30_000): Pro
     let log = "";
     child.stdout!.on("data", (c) => (log += c.toString()));
     child.stderr!.on("data", (c) => (log += c.toString()));
-    const halt = async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        // Immediate shutdown: no shutdown checkpoint to flush, as the cluster is removed right after.
-        child.kill("SIGQUIT");
-        const killer = setTimeout(() => child.kill("SIGKILL"), 5000);
-        await exited(child);
-        clearTimeout(killer);
-      }
-    };
+    // Immediate shutdown: no shutdown checkpoint to flush, as the cluster is removed right after.
+    const halt = () => stopChild(child, "SIGQUIT");
     const base = `postgres://postgres@127.0.0.1:${port}`;
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline && child.exitCode === null) {

@@ -2,11 +2,12 @@
 // --queue): Debian's redis-server on 127.0.0.1 at a free random port, no persistence (`--save ""
 // --appendonly no`), in a temp dir, answering PING before startRedis returns; stop() ends it by its pid and
 // removes the dir. No system service is used or left running.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createConnection, createServer } from "node:net";
+import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort, stopChild } from "./private-service.js";
 
 export interface PrivateRedis {
   host: string;
@@ -15,17 +16,6 @@ export interface PrivateRedis {
   url: string;
   pid: number;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** One PING over a raw socket: true when the server answers +PONG. */
@@ -45,12 +35,6 @@ function ping(port: number): Promise<boolean> {
       if (reply.includes("\r\n")) done(reply.startsWith("+PONG"));
     });
   });
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise((resolve) => child.once("exit", () => resolve()));
 }
 
 /** Starts a private redis-server; throws saying how to install it when there is none. */
@@ -75,12 +59,7 @@ export async function startRedis(timeoutMs = 10_000): Promise<PrivateRedis> {
     child.stdout!.on("data", (c) => (log += c.toString()));
     child.stderr!.on("data", (c) => (log += c.toString()));
     const stop = async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGTERM");
-        const killer = setTimeout(() => child.kill("SIGKILL"), 5000);
-        await exited(child);
-        clearTimeout(killer);
-      }
+      await stopChild(child, "SIGTERM");
       rmSync(dir, { recursive: true, force: true });
     };
     const deadline = Date.now() + timeoutMs;
