@@ -17,6 +17,7 @@ import { circuitArtifacts, manifestPath } from "../sdk/manifest/manifest.js";
 import { builtCircuitFor } from "./claims.js";
 import { prove, verifyLocally } from "./prove.js";
 import { capacityProblem, claimInput, shapeOf } from "./witness.js";
+import { withRowPads } from "../sdk/core/predicates/aap7/pads.js";
 
 export interface Evaluation {
   predicate: string;
@@ -191,10 +192,12 @@ async function proveLocally(
   wrap: (circuit: string, run: () => Promise<LocalProof>) => Promise<LocalProof> = (_, run) => run(),
   build?: (circuit: string) => Promise<void>,
 ): Promise<LocalProof> {
-  const chosen = await claimCircuitFor(def, records, build);
+  // A claim's trace is closed with its row pads (sdk/core/predicates/aap7/pads.ts), so the local proof is of it.
+  const closed = withRowPads(records, profile);
+  const chosen = await claimCircuitFor(def, closed, build);
   const artifacts = circuitArtifacts(chosen.name);
   const { input } = claimInput({
-    records,
+    records: closed,
     profile,
     sessionSecret: 1n,
     checkpoints: [],

@@ -21,6 +21,7 @@ import { parseTraceText } from "../sdk/core/trace-text.js";
 import { registerPromise } from "../sdk/provider/promises.js";
 import { Session, type RecordBody } from "../sdk/provider/session.js";
 import { TraceStore } from "../sdk/provider/store.js";
+import { withRowPads } from "../sdk/core/predicates/aap7/pads.js";
 import { deployZkVai, type ZkVaiDeployment } from "./artifacts/deploy.js";
 import { answerClaim } from "./claims.js";
 import {
@@ -223,7 +224,12 @@ async function judgePair(folder: BenchmarkFolder, pair: ReplayPair, opts: Replay
   if (!opts.prove) return { row };
   if (trace.records.length === 0)
     return { row: { ...row, settlement: { skipped: "the run holds no record to commit" } } };
-  await claimCircuitFor(doc.predicate, trace.records, opts.build);
+  // The recorder closes the session with its row pads (sdk/core/predicates/aap7/pads.ts): the claim is on those.
+  await claimCircuitFor(
+    doc.predicate,
+    withRowPads(trace.records, promiseProfile(doc, trace.records)),
+    opts.build,
+  );
   return { row, settle: { doc, records: trace.records } };
 }
 

@@ -27,7 +27,7 @@
 //
 // H = stringToField. 0 always means "absent": no real string hashes to 0.
 import { canonicalJson, toMinorUnits, CanonicalJsonError } from "./canonical.js";
-import { AUTHORITIES, DECISIONS, SCOPES, type CallRecord, type TraceRecord } from "./records.js";
+import { AUTHORITIES, DECISIONS, SCOPES, isPadCall, type CallRecord, type TraceRecord } from "./records.js";
 import { keccakToField, poseidon, reduceBytes32, stringToField } from "./hash.js";
 import type { EncodingProfile } from "./profile.js";
 import { MALFORMED_PATH_PREFIX, pathDigest, prefixHash } from "./paths.js";
@@ -123,7 +123,11 @@ export function assertWellFormedAmount(call: CallRecord, profile: EncodingProfil
 
 function toolProfile(call: CallRecord, profile: EncodingProfile) {
   // hasOwn: a tool named like an Object.prototype member ("constructor") is not in the profile.
-  const spec = Object.hasOwn(profile.tools, call.tool) ? profile.tools[call.tool] : undefined;
+  const spec = Object.hasOwn(profile.tools, call.tool)
+    ? profile.tools[call.tool]
+    : isPadCall(call)
+      ? {} // a row pad is in every profile, reading nothing (sdk/core/predicates/aap7/pads.ts)
+      : undefined;
   if (!spec) {
     throw new EncodingError(
       `record ${call.seq}: tool "${call.tool}" is not in the encoding profile; add it first`,

@@ -27,6 +27,17 @@ export interface CallRecord {
   argsHash?: `0x${string}`;
 }
 
+/**
+ * The tool of a row pad, the blocked call a session under a domain fact profile closes with so that its rows fit
+ * the circuit its record count picks (sdk/core/predicates/aap7/pads.ts): every profile encodes it, reading nothing.
+ */
+export const PAD_TOOL = "vai.rows";
+
+/** Whether a record is a row pad (a blocked call of PAD_TOOL). */
+export function isPadCall(record: TraceRecord): boolean {
+  return record.kind === "call" && record.tool === PAD_TOOL && record.blocked === true;
+}
+
 export interface AuthorizationRecord {
   kind: "authorization";
   seq: number;

@@ -38,6 +38,7 @@ import { checkResultSize } from "./session-results.js";
 import { openNewSession } from "./session-open.js";
 import type { CloseResult, RecoverOptions, SessionContext, SessionOptions } from "./session-options.js";
 import { recoverSession } from "./session-recovery.js";
+import { RowPads } from "./session-pads.js";
 import {
   BeyondCapacityError,
   InvalidCallError,
@@ -77,6 +78,7 @@ export class Session {
   private closing: Promise<CloseResult> | undefined;
   private closed: CloseResult | undefined;
   private warnedCapacity = false;
+  private readonly pads: RowPads;
   private readonly courier: ReceiptCourier | undefined;
 
   private constructor(
@@ -95,6 +97,7 @@ export class Session {
       complete: (reservation, body) => this.write(body, reservation),
     });
     this.gated = gatedTools(ctx.promises);
+    this.pads = new RowPads(ctx.profile);
     if (ctx.capacity === 0)
       ctx.log.log("warn", "session.no_circuit", {
         sessionId: ctx.sessionId,
@@ -366,6 +369,7 @@ export class Session {
   /** Takes a stored record into the leaves, the guard's trace and the idempotency keys. */
   private track(record: TraceRecord): void {
     this.leaves.push(record);
+    this.pads.track(record);
     this.calls.track(record);
     this.ledger.track(record);
   }
@@ -375,6 +379,8 @@ export class Session {
     // The user's receipt of the whole session goes out before close commits it: the count is final once the
     // calls in flight are stored.
     while (inflight.size > 0) await Promise.allSettled([...inflight]);
+    // The pads the trace's rows need go under the final root, after every call and before the receipt of it.
+    for (const pad of this.pads.due(this.count, this.ctx.log, this.sessionId)) this.write(pad);
     await this.courier?.closing(this.count);
     this.closed = await commitClose(this.ctx, { leaves, checkpointer, inflight });
     this.state = "closed";

@@ -47,6 +47,10 @@ import { predicateFixtures } from "../helpers/fixtures.js";
 import { compileSegmentCircuit } from "../helpers/segment-circuits.js";
 import { aap7Rows } from "../../sdk/core/predicates/aap7/rows.js";
 import { tauRows } from "../../sdk/core/rules/tau-rows.js";
+import { withRowPads } from "../../sdk/core/predicates/aap7/pads.js";
+import { claimInput } from "../../prover/witness.js";
+import { compileInstance, instancesOf } from "../helpers/instance.js";
+import { expectVerdict } from "../helpers/circuit.js";
 
 const W = RULE_FACTS;
 const P = FIELD_MODULUS;
@@ -683,9 +687,11 @@ describe("D. segments: row times are the prover's where a record's digest binds 
 // ---------------------------------------------------------------------------------------------------------
 // Part E: capacity. A record's rows must fit its segment's 2·SIZE row slots (they never cross a boundary), and a
 // whole claim's rows its 2N slots. The user controls how many mention sub-rows a turn makes (one per id-shaped
-// token); a claim nobody can prove defaults to the user (docs/PROTOCOL.md), whatever the oracle says.
+// token); a claim nobody can prove defaults to the user (docs/PROTOCOL.md), whatever the oracle says. Row pads
+// (sdk/core/predicates/aap7/pads.ts) close the gap for whole claims: the escrow's pick by record count holds every
+// row of a trace closed with them. Segments still hold only their own records' rows (E1, the part left open).
 
-describe("E. capacity, the known limit issue 37 leaves open: a user turn with many ids cannot be proven in aap7_seg8 segments", () => {
+describe("E. capacity, the limit issue 37 leaves open for segments: a user turn with many ids cannot be proven in aap7_seg8 segments", () => {
   it("E1 one user turn with 16 ids gives 17 rows: past a segment of 8 records' 16 row slots", () => {
     const f = predicateFixtures("AAP-7").find((x) => x.file === "aap-7/user-id-only-from-agent.json")!;
     const text = Array.from({ length: 16 }, (_, i) => `mei_kovacs_${8000 + i}`).join(" ");
@@ -701,13 +707,13 @@ describe("E. capacity, the known limit issue 37 leaves open: a user turn with ma
     const records = [turn, ...f.records].map(
       (r, seq) => ({ ...r, seq, ts: 1_700_000_000_000 + seq * 1000 }) as TraceRecord,
     );
-    const encoded = encodeTrace(records, f.profile, 11n);
+    const encoded = encodeTrace(withRowPads(records, f.profile), f.profile, 11n);
     expect(() => aap7Rows(encoded.slice(0, 8), 8)).toThrow(RangeError);
   });
 });
 
-describe("E. capacity, the known limit issue 37 leaves open: a whole claim is verified by the smallest circuit holding n records", () => {
-  it("E2 an 8-record τ³ airline fixture gives 19 rows: aap7_n8 (16 row slots) cannot hold it, whatever the verdict", () => {
+describe("E. capacity, closed for whole claims by row pads: the escrow's pick by record count holds the padded trace", () => {
+  it("E2 an 8-record τ³ airline fixture gives 19 rows: aap7_n8 cannot hold it; closed with 3 pads, aap7_n16 proves the oracle's verdict", async () => {
     const aap7 = predicateFixtures("AAP-7").find((x) => x.file === "aap-7/user-id-only-from-agent.json")!;
     const file = join(
       import.meta.dirname,
@@ -727,7 +733,23 @@ describe("E. capacity, the known limit issue 37 leaves open: a whole claim is ve
     expect(evaluateRule(c, tauRuleRows(records, "tau_airline")).seq).toBe(null); // the oracle: satisfied
     const tools = Object.fromEntries(records.flatMap((r) => ("tool" in r ? [[r.tool, {}]] : [])));
     const profile: EncodingProfile = { ...aap7.profile, tools: { ...tools, ...aap7.profile.tools } };
-    const encoded = encodeTrace(records, profile, 11n);
-    expect(() => aap7Rows(encoded, 8)).toThrow(/past the circuit's 16/);
+    expect(() => aap7Rows(encodeTrace(records, profile, 11n), 8)).toThrow(/past the circuit's 16/);
+    // Closed as the recorder closes it: 3 pads make 11 records, so the escrow picks the 16-record circuit.
+    const closed = withRowPads(records, profile);
+    expect(closed.length).toBe(11);
+    const n16 = instancesOf("AAP-7").find((i) => i.name === "aap7_n16")!;
+    const theta = aap7Rule.parseTheta({ domain: "tau_airline", rule: "user_id_from_user" });
+    const { input } = claimInput({
+      records: closed,
+      profile,
+      sessionSecret: 11n,
+      checkpoints: [],
+      predicate: aap7Rule,
+      theta,
+      context: 1n,
+      shape: { depth: n16.params.depth, checkpoints: n16.params.checkpoints },
+    });
+    const circuit = await compileInstance(n16.name);
+    await expectVerdict(circuit, input, false);
   });
 });

@@ -1,10 +1,11 @@
 // Every predicate fixture: the TS oracle gives the expected verdict, and the circuit (the predicate's smallest
 // instance from 8 records that holds the fixture, witness only) computes the same outcome and refuses the other
-// one. A fixture of more than 8 records (AAP-7's τ³ runs of 10 to 12) is checked against the oracle here and
+// one. A fixture of more than 8 records with its row pads (AAP-7's τ³ runs of 10 to 15) is checked against the oracle here and
 // through the 16-record circuit in test:full, so that npm test compiles no 16-record circuit.
 import { describe, expect, it } from "vitest";
 import { predicateById } from "../../sdk/core/predicates/index.js";
 import { claimInput } from "../../prover/witness.js";
+import { withRowPads } from "../../sdk/core/predicates/aap7/pads.js";
 import { predicateFixtures } from "../helpers/fixtures.js";
 import { compileInstance, instancesOf } from "../helpers/instance.js";
 import { expectVerdict, type TestCircuit } from "../helpers/circuit.js";
@@ -21,9 +22,11 @@ describe.each([...new Set(fixtures.map((f) => f.predicate))])("%s fixtures", (pr
       .sort((a, b) => a.params.depth - b.params.depth)[0];
 
   for (const f of fixtures.filter((x) => x.predicate === predicate)) {
-    const inst = holding(f.records.length);
-    // Up to 8 records the depth-3 circuit, as every predicate's fixtures but AAP-7's longer τ³ runs.
-    const circuitHere = FULL || f.records.length <= 8;
+    // The trace as a claim is on it: closed with its row pads (AAP-7's, sdk/core/predicates/aap7/pads.ts).
+    const closed = withRowPads(f.records, f.profile);
+    const inst = holding(closed.length);
+    // Up to 8 records the depth-3 circuit, as every predicate's fixtures but AAP-7's longer or padded τ³ runs.
+    const circuitHere = FULL || closed.length <= 8;
     it(`${f.file}: ${f.description}${circuitHere ? "" : " (oracle; the circuit in test:full)"}`, async () => {
       const theta = def.parseTheta(f.theta);
       const verdict = def.evaluate(f.records, theta, f.profile);
@@ -31,13 +34,13 @@ describe.each([...new Set(fixtures.map((f) => f.predicate))])("%s fixtures", (pr
 
       if (!inst)
         throw new Error(
-          `${predicate} has no instance of depth ≥ 3 in circuits/instances.json that holds ${f.records.length} records`,
+          `${predicate} has no instance of depth ≥ 3 in circuits/instances.json that holds ${closed.length} records`,
         );
       if (!circuitHere) return;
       if (!circuits.has(inst.name)) circuits.set(inst.name, compileInstance(inst.name));
       const circuit = await circuits.get(inst.name)!;
       const { input } = claimInput({
-        records: f.records,
+        records: closed,
         profile: f.profile,
         sessionSecret: 99n,
         checkpoints: [],
