@@ -131,3 +131,122 @@ template RecordRows(N, M, W) {
     }
     records.out === runs.out;
 }
+
+// The rows of a segment chain as one stream (issue 37): a record may give more rows than its segment's row slots,
+// so a segment's M row slots hold the next M rows of the session's stream, the records' rows record by record,
+// whichever segment their record is in, and a record's rows may cross a segment boundary. Two Poseidon chains,
+// carried from segment to segment, tie them together:
+//     P = chain of (D_k, tool_k, ok_k) over every record pushed (push[k] = 1: the records before n), in order;
+//     Q = chain of (c_j, tool_j, ok_j) over every run (a record's rows: a part-0 row and the rows after it up to
+//         the next part-0 or dead row), at the run's end, in order;
+// and the chain's last segment requires P = Q once the run still open is closed (the caller: pOut, and qOut with
+// the open run pushed). Equal chains are equal sequences (Poseidon's collision resistance), so run k is record k's:
+// its chain c = D_k (its rows are the record's rows) and its tool and ok are the record's. No challenge is drawn:
+// the stream is fixed by the trace (the final root binds every record), so the rule's keyed state, whose
+// challenges come from the final root and its hints, reads accesses the prover did not choose.
+// Carried: pIn, qIn; the open run's chain value, tool and ok (runIn, toolIn, okIn, openIn: 1 when the stream's
+// last row so far was live, so the next live row that is no part 0 continues it); endedIn (1 once a dead row was
+// seen: no live row follows). The first segment starts from all 0. Live rows come first in a segment; a dead row
+// has ok 0 and no rule reads it.
+template RowStream(N, M, W) {
+    signal input pIn;
+    signal input qIn;
+    signal input runIn;
+    signal input toolIn;
+    signal input okIn;
+    signal input openIn;
+    signal input endedIn;
+    signal input push[N];
+    signal input digest[N];
+    signal input tool[N];
+    signal input ok[N];
+    signal input live[M];
+    signal input part[M];
+    signal input facts[M][W];
+    signal input rowTool[M];
+    signal input rowOk[M];
+    signal output pOut;
+    signal output qOut;
+    signal output runOut;
+    signal output toolOut;
+    signal output okOut;
+    signal output openOut;
+    signal output endedOut;
+
+    openIn * (openIn - 1) === 0;
+    endedIn * (endedIn - 1) === 0;
+    // An open run means the last row was live, so the stream has not ended.
+    openIn * endedIn === 0;
+
+    // P: the pushed records, in order.
+    signal pChain[N + 1];
+    signal pLink[N];
+    signal pStep[N];
+    pChain[0] <== pIn;
+    for (var k = 0; k < N; k++) {
+        push[k] * (push[k] - 1) === 0;
+        pLink[k] <== PoseidonHash(4)([pChain[k], digest[k], tool[k], ok[k]]);
+        pStep[k] <== push[k] * (pLink[k] - pChain[k]);
+        pChain[k + 1] <== pChain[k] + pStep[k];
+    }
+    pOut <== pChain[N];
+
+    // The rows: each run's chain, and the run that ends before each row pushed into Q.
+    signal first[M];
+    signal continues[M];
+    signal prevOpen[M];
+    signal ends[M];
+    signal chainFrom[M];
+    signal chain[M];
+    signal qChain[M + 1];
+    signal qLink[M];
+    signal qStep[M];
+    signal toolStep[M];
+    signal okStep[M];
+    component chainHash[M];
+    qChain[0] <== qIn;
+    for (var j = 0; j < M; j++) {
+        live[j] * (live[j] - 1) === 0;
+        rowOk[j] * (rowOk[j] - 1) === 0;
+        // A dead row has ok 0, and no live row follows a dead one (here or, through endedIn, in a later segment).
+        rowOk[j] * (1 - live[j]) === 0;
+        if (j > 0) live[j] * (1 - live[j - 1]) === 0;
+        else live[j] * endedIn === 0;
+        first[j] <== IsZero()(part[j]);
+        continues[j] <== live[j] * (1 - first[j]);
+        // The run before row j: row j − 1's, or the carried one at row 0.
+        if (j == 0) prevOpen[j] <== openIn;
+        else prevOpen[j] <== live[j - 1];
+        // A live row that is no part 0 continues an open run, with its tool and ok.
+        continues[j] * (1 - prevOpen[j]) === 0;
+        if (j == 0) {
+            chainFrom[j] <== continues[j] * runIn;
+            toolStep[j] <== continues[j] * (rowTool[j] - toolIn);
+            okStep[j] <== continues[j] * (rowOk[j] - okIn);
+        } else {
+            chainFrom[j] <== continues[j] * chain[j - 1];
+            toolStep[j] <== continues[j] * (rowTool[j] - rowTool[j - 1]);
+            okStep[j] <== continues[j] * (rowOk[j] - rowOk[j - 1]);
+        }
+        toolStep[j] === 0;
+        okStep[j] === 0;
+        chainHash[j] = HashVector(W + 2);
+        chainHash[j].in[0] <== chainFrom[j];
+        chainHash[j].in[1] <== part[j];
+        for (var k = 0; k < W; k++) chainHash[j].in[2 + k] <== facts[j][k];
+        chain[j] <== chainHash[j].out;
+        // The open run ends before row j unless row j continues it.
+        ends[j] <== prevOpen[j] * (1 - continues[j]);
+        if (j == 0) qLink[j] <== PoseidonHash(4)([qChain[j], runIn, toolIn, okIn]);
+        else qLink[j] <== PoseidonHash(4)([qChain[j], chain[j - 1], rowTool[j - 1], rowOk[j - 1]]);
+        qStep[j] <== ends[j] * (qLink[j] - qChain[j]);
+        qChain[j + 1] <== qChain[j] + qStep[j];
+    }
+    qOut <== qChain[M];
+    // The run still open after the last row (none when it is dead), carried to the next segment.
+    openOut <== live[M - 1];
+    runOut <== openOut * chain[M - 1];
+    toolOut <== openOut * rowTool[M - 1];
+    okOut <== openOut * rowOk[M - 1];
+    endedOut <== 1 - live[M - 1];
+}

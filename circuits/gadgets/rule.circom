@@ -89,13 +89,18 @@ function RULE_ENTRY_COLUMNS() { return 14; }
 // (boolean) and pins seen = latest = 0 on a row without a key. A row's key and write may depend on those
 // answers (the register, ifUnseen): the argument holds for any access sequence fixed before its challenges,
 // and the answers are in its pack chain, so the sequence is (docs/SOUNDNESS.md "Rules").
-// The register starts each record at 0: row 0 must start one (part 0, the caller's: its rows are records').
+// The register starts each record at 0, and row 0 at registerStart unless it starts one (part 0): the register
+// after the last row of the record it continues (a segment's carried registerEnd; 0 for a whole claim, whose
+// row 0 starts a record, RecordRows').
 template RuleRows(N, T, W, S) {
     var C = RULE_ENTRY_COLUMNS();
     signal input ok[N];
     signal input tool[N];
     signal input part[N];
     signal input facts[N][W];
+    // The register before row 0 (0 for a whole claim), and after the last row.
+    signal input registerStart;
+    signal output registerEnd;
 
     // θ: the rule (sdk/core/rules/rule.ts ruleThetaVector has the order).
     signal input fireUnseen;
@@ -207,8 +212,8 @@ template RuleRows(N, T, W, S) {
         // The register: 0 at a record's first row (part 0), else the previous row's.
         first[i] <== IsZero()(part[i]);
         if (i == 0) {
-            first[i] === 1;
-            registerIn[i] <== 0;
+            // A segment's first row may continue the record the last segment ended in (RowStream).
+            registerIn[i] <== (1 - first[i]) * registerStart;
         } else {
             registerIn[i] <== (1 - first[i]) * registerOut[i - 1];
         }
@@ -344,6 +349,7 @@ template RuleRows(N, T, W, S) {
         else clean[i] <== clean[i - 1] * (1 - fires[i]);
     }
     fired <== 1 - clean[N - 1];
+    registerEnd <== registerOut[N - 1];
 }
 
 // violated = 1 iff some row fires (the oracle's first firing row exists): RuleRows over the rows, and the keyed
@@ -386,6 +392,7 @@ template RuleCheck(N, T, W, S) {
     signal output violated;
 
     component rows = RuleRows(N, T, W, S);
+    rows.registerStart <== 0;
     rows.ok <== ok;
     rows.tool <== tool;
     rows.part <== part;

@@ -14,25 +14,31 @@ include "../predicates/aap7_rule.circom";
 // SegmentTrace, SegmentState and the state they carry) is described in circuits/gadgets/segment.circom;
 // the rest is AAP-7's own. Like the whole-claim circuit (circuits/main/aap7_rule.circom) it reads
 // observations: each executed call's (kind CALL) digest is recomputed from its status, its rows' chain
-// (RecordDigest with obs = [rowsDigest, 0]) and its content, and RecordRows ties the segment's 2N row slots to
-// its N records (circuits/gadgets/record_rows.circom, its challenge drawn from the final root and this
-// segment's rows and digests), so every tool, status, part and fact the rule reads is the committed record's;
-// any other record is taken as its content and its row is no row of the rule. A record's rows never cross a
-// segment boundary (each segment's rows fill its own slots), so the register starts every segment at 0.
+// (RecordDigest with obs = [rowsDigest, 0]) and its content. The rows are the session's row stream
+// (RowStream, circuits/gadgets/record_rows.circom, issue 37): the segment's 2N row slots hold the next 2N rows of
+// the records' rows, record by record, wherever their records lie, so a record's rows may cross a boundary (one
+// user turn may type more ids than a segment has row slots); the chains P (records) and Q (runs) are carried,
+// and the last segment requires P = Q with the open run pushed, so every tool, status, part and fact the rule
+// reads is the committed record's. Any other record (no executed call, before n) has one empty row, no row of
+// the rule; records past n push nothing. A session closed with its row pads (sdk/core/predicates/aap7/pads.ts)
+// has at most 2n rows, so its ceil(n/N) segments always hold them. The register carries across a boundary
+// (RuleRows' registerStart, the last segment's registerEnd), for a record whose rows continue.
 // The rule is RuleRows (circuits/gadgets/rule.circom), as RuleCheck evaluates it for a whole claim; its keyed
 // state is KeyedLatestFrom (circuits/gadgets/keyed_latest.circom) over the session's row times
 // (TB = SESSION_COUNT_BITS + 1: now = index·2N + j + 1 <= 2^25, as SegmentRows bounds index·N + N by 2^24),
 // its running values carried.
-// The predicate state it carries (HashVector of 9, sdk/core/predicates/aap7/segment.ts):
-//   [packChain, weightChain, consumed, produced, roots, fractions, firsts, keyedBeta, keyedZeta]
-// The first segment starts from [0, 0, 1, 1, 1, 0, 0, keyedBeta, keyedZeta] with the prover's challenges,
+// The predicate state it carries (HashVector of 17, sdk/core/predicates/aap7/segment.ts):
+//   [packChain, weightChain, consumed, produced, roots, fractions, firsts, keyedBeta, keyedZeta,
+//    rowsP, rowsQ, runChain, runTool, runOk, runOpen, rowsEnded, register]
+// The first segment starts from [0, 0, 1, 1, 1, 0, 0, keyedBeta, keyedZeta, 0, ..., 0] with the prover's challenges,
 // which the last segment pins (KeyedLatestFrom closes the argument where isLast = 1). The start of the
 // argument's times is index·2N, the index the frame's state commitments carry and step, so it needs no field
 // of its own. KeyedLatestFrom's obligations (its header) are met so: every carried value is in the state
 // commitment; the first segment's are the identities (predicateInit) and its start 0 (index 0); isLast is
 // SegmentTrace's, 1 exactly in the segment holding record n − 1, and only its state is a verdict.
 // A segment holding a row that fires reports a violation to the frame, so the chain's `violated` (the OR over
-// segments) turns on at the first firing row's segment, as sdk/core/segments.ts plans it. Whether a row fires
+// segments) turns on at the first firing row's segment (which may come before its record's), as
+// sdk/core/predicates/aap7/segment.ts tells sdk/core/segments.ts (violationFrom). Whether a row fires
 // depends on its answers (seen, latest), which only the closed argument vouches for: a chain that never
 // reaches its last segment has no verdict.
 // Ds: 2^Ds records (2^(Ds+1) rows) per segment; K: entry slots per segment; T: rule entries; W: facts a row;
@@ -101,6 +107,15 @@ template Aap7RuleSegment(Ds, K, T, W, S) {
     signal input firsts;
     signal input keyedBeta;
     signal input keyedZeta;
+    // The row stream's carried values (RowStream, circuits/gadgets/record_rows.circom) and the register.
+    signal input rowsP;
+    signal input rowsQ;
+    signal input runChain;
+    signal input runTool;
+    signal input runOk;
+    signal input runOpen;
+    signal input rowsEnded;
+    signal input register;
     signal input seen[M];
     signal input latest[M];
     signal input age[M];
@@ -179,9 +194,17 @@ template Aap7RuleSegment(Ds, K, T, W, S) {
         (1 - liveCall[i]) * (rowsDigest[i] - EMPTY_ROWS_DIGEST_W12()) === 0;
     }
 
-    // The segment's rows are its records' (the final root binds every record of the session).
-    component rows = RecordRows(N, M, W);
-    rows.seedIn <== finalRoot;
+    // The segment's row slots hold the next M rows of the session's stream (RowStream): the records' rows, record
+    // by record, a record's rows possibly crossing a boundary; the last segment closes the stream (P = Q).
+    component rows = RowStream(N, M, W);
+    rows.pIn <== rowsP;
+    rows.qIn <== rowsQ;
+    rows.runIn <== runChain;
+    rows.toolIn <== runTool;
+    rows.okIn <== runOk;
+    rows.openIn <== runOpen;
+    rows.endedIn <== rowsEnded;
+    rows.push <== trace.active;
     rows.digest <== rowsDigest;
     for (var i = 0; i < N; i++) rows.tool[i] <== slots[i][SLOT_TOOL()];
     rows.ok <== ok;
@@ -190,8 +213,12 @@ template Aap7RuleSegment(Ds, K, T, W, S) {
     rows.facts <== facts;
     rows.rowTool <== rowTool;
     rows.rowOk <== rowOk;
+    signal closing <== PoseidonHash(4)([rows.qOut, rows.runOut, rows.toolOut, rows.okOut]);
+    signal closedQ <== rows.qOut + rows.openOut * (closing - rows.qOut);
+    trace.isLast * (rows.pOut - closedQ) === 0;
 
     component rule = RuleRows(M, T, W, S);
+    rule.registerStart <== register;
     rule.ok <== rowOk;
     rule.tool <== rowTool;
     rule.part <== part;
@@ -212,8 +239,9 @@ template Aap7RuleSegment(Ds, K, T, W, S) {
     rule.seen <== seen;
     rule.latest <== latest;
 
-    // The keyed state over the session: this segment's rows are row times index·2N + j. The final root binds
-    // every record, and RecordRows every row to its record, so every access the rule makes.
+    // The keyed state over the session: this segment's rows are row times index·2N + j of the stream. The final
+    // root binds every record, and the stream's closing P = Q every row to its record and its time (live rows are
+    // a prefix of the stream), so every access the rule makes.
     component keyed = KeyedLatestFrom(M, SESSION_COUNT_BITS() + 1);
     keyed.key <== rule.key;
     keyed.hasKey <== rule.hasKey;
@@ -240,11 +268,14 @@ template Aap7RuleSegment(Ds, K, T, W, S) {
     keyed.fractionsIn <== fractions;
     keyed.firstsIn <== firsts;
 
-    signal predicateInit <== HashVector(9)([0, 0, 1, 1, 1, 0, 0, keyedBeta, keyedZeta]);
-    signal predicateIn <== HashVector(9)(
-        [packChain, weightChain, consumed, produced, roots, fractions, firsts, keyedBeta, keyedZeta]
+    signal predicateInit <== HashVector(17)([0, 0, 1, 1, 1, 0, 0, keyedBeta, keyedZeta, 0, 0, 0, 0, 0, 0, 0, 0]);
+    signal predicateIn <== HashVector(17)(
+        [
+            packChain, weightChain, consumed, produced, roots, fractions, firsts, keyedBeta, keyedZeta,
+            rowsP, rowsQ, runChain, runTool, runOk, runOpen, rowsEnded, register
+        ]
     );
-    signal predicateOut <== HashVector(9)(
+    signal predicateOut <== HashVector(17)(
         [
             keyed.packChainOut,
             keyed.weightChainOut,
@@ -254,7 +285,15 @@ template Aap7RuleSegment(Ds, K, T, W, S) {
             keyed.fractionsOut,
             keyed.firstsOut,
             keyed.betaOut,
-            keyed.zetaOut
+            keyed.zetaOut,
+            rows.pOut,
+            rows.qOut,
+            rows.runOut,
+            rows.toolOut,
+            rows.okOut,
+            rows.openOut,
+            rows.endedOut,
+            rule.registerEnd
         ]
     );
 

@@ -85,7 +85,7 @@ export function segmentInputsWithLabels<Theta>(
     leaves,
     entries: spec.checkpoints,
     finalRoot,
-    firstViolation,
+    firstViolation: carried.violationFrom !== undefined ? carried.violationFrom : firstViolation,
     entrySlots: spec.entrySlots,
     predicateStates: carried.states,
   });

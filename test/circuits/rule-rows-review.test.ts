@@ -685,14 +685,22 @@ describe("D. segments: row times are the prover's where a record's digest binds 
 });
 
 // ---------------------------------------------------------------------------------------------------------
-// Part E: capacity. A record's rows must fit its segment's 2·SIZE row slots (they never cross a boundary), and a
-// whole claim's rows its 2N slots. The user controls how many mention sub-rows a turn makes (one per id-shaped
-// token); a claim nobody can prove defaults to the user (docs/PROTOCOL.md), whatever the oracle says. Row pads
-// (sdk/core/predicates/aap7/pads.ts) close the gap for whole claims: the escrow's pick by record count holds every
-// row of a trace closed with them. Segments still hold only their own records' rows (E1, the part left open).
+// Part E: capacity. A whole claim's rows must fit its 2N row slots, and a segment chain's the 2·SIZE slots of each
+// of its segments. The user controls how many mention sub-rows a turn makes (one per id-shaped token); a claim
+// nobody can prove defaults to the user (docs/PROTOCOL.md), whatever the oracle says. Row pads
+// (sdk/core/predicates/aap7/pads.ts) make a closed trace's rows at most twice its records, and the segments' row
+// stream (circuits/gadgets/record_rows.circom RowStream) lets a record's rows cross a boundary: together, every
+// closed trace fits the circuit its record count picks, whole (E2) or in segments (E1).
 
-describe("E. capacity, the limit issue 37 leaves open for segments: a user turn with many ids cannot be proven in aap7_seg8 segments", () => {
-  it("E1 one user turn with 16 ids gives 17 rows: past a segment of 8 records' 16 row slots", () => {
+describe("E. capacity in segments: a user turn with many ids, its rows across a boundary", () => {
+  it("E1 one user turn with 16 ids gives 17 rows, past a segment's 16 row slots: the padded session's chain of aap7_seg8 segments proves the oracle's verdict", async () => {
+    const seg = await compileSegmentCircuit("aap7-segment-8", "aap7_rule.circom", "Aap7RuleSegment", [
+      3,
+      checkpointSlots(8),
+      RULE_ENTRIES,
+      RULE_FACTS,
+      RULE_SET,
+    ]);
     const f = predicateFixtures("AAP-7").find((x) => x.file === "aap-7/user-id-only-from-agent.json")!;
     const text = Array.from({ length: 16 }, (_, i) => `mei_kovacs_${8000 + i}`).join(" ");
     const turn = {
@@ -704,11 +712,30 @@ describe("E. capacity, the limit issue 37 leaves open for segments: a user turn 
       result: text,
     } as unknown as TraceRecord;
     expect(tauRows(turn, "tau_airline").length).toBe(17);
-    const records = [turn, ...f.records].map(
-      (r, seq) => ({ ...r, seq, ts: 1_700_000_000_000 + seq * 1000 }) as TraceRecord,
+    const records = withRowPads(
+      [turn, ...f.records].map(
+        (r, seq) => ({ ...r, seq, ts: 1_700_000_000_000 + seq * 1000 }) as TraceRecord,
+      ),
+      f.profile,
     );
-    const encoded = encodeTrace(withRowPads(records, f.profile), f.profile, 11n);
-    expect(() => aap7Rows(encoded.slice(0, 8), 8)).toThrow(RangeError);
+    const theta = aap7Rule.parseTheta(f.theta);
+    const verdict = aap7Rule.evaluate(records, theta, f.profile);
+    const { inputs } = segmentInputs({
+      records,
+      profile: f.profile,
+      sessionSecret: 11n,
+      checkpoints: [],
+      predicate: aap7Rule,
+      theta,
+      context: 5n,
+      depth: 3,
+      entrySlots: checkpointSlots(8),
+    });
+    expect(inputs.length).toBe(Math.ceil(records.length / 8));
+    // The turn's rows run past segment 0's 16 slots into segment 1.
+    expect(inputs[1]!.runOpen).toBe("1");
+    for (const input of inputs) expect(await accepts(seg, input)).toBe(true);
+    expect(inputs.at(-1)!.stateOut).toBe(verdict.violated ? "2" : "1");
   });
 });
 

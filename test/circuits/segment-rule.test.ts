@@ -9,7 +9,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { aap7Rule } from "../../sdk/core/predicates/aap7/definition.js";
 import { aap7SegmentChain, type Aap7Forgery } from "../../sdk/core/predicates/aap7/segment.js";
-import { ROWS_PER_RECORD, aap7Rows } from "../../sdk/core/predicates/aap7/rows.js";
+import { aap7Stream } from "../../sdk/core/predicates/aap7/stream.js";
+import { ROWS_PER_RECORD } from "../../sdk/core/predicates/aap7/rows.js";
+import { withRowPads } from "../../sdk/core/predicates/aap7/pads.js";
 import type { TraceRecord } from "../../sdk/core/records.js";
 import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
@@ -30,10 +32,10 @@ const SLOTS = checkpointSlots(SIZE);
 const SECRET = 11n;
 const CONTEXT = 5n;
 /**
- * The segment chain at 8 records (16 row slots): the frame, the records' digests, RecordRows, RuleRows and
+ * The segment chain at 8 records (16 row slots): the frame, the records' digests, RowStream, RuleRows and
  * KeyedLatestFrom (TB = 25).
  */
-const COST = 69069;
+const COST = 71830;
 const fixtures = predicateFixtures("AAP-7");
 const fixture = (name: string) => fixtures.find((f) => f.file === `aap-7/${name}.json`)!;
 
@@ -46,7 +48,11 @@ function spread(f: PredicateFixture, gap: number, lead = 0): TraceRecord[] {
     ({ kind: "call", seq: 0, ts: 0, tool: "note", args: { text: "filler" }, result: "ok" }) as TraceRecord;
   const out: TraceRecord[] = Array.from({ length: lead }, note);
   for (const r of f.records) out.push(r, ...Array.from({ length: gap }, note));
-  return out.map((r, seq) => ({ ...r, seq, ts: 1_700_000_000_000 + seq * 1000 }) as TraceRecord);
+  // Closed as the recorder closes it, with its row pads (sdk/core/predicates/aap7/pads.ts).
+  return withRowPads(
+    out.map((r, seq) => ({ ...r, seq, ts: 1_700_000_000_000 + seq * 1000 }) as TraceRecord),
+    profileOf(f),
+  );
 }
 
 /** The fixture's profile, with the filler tool. */
@@ -109,13 +115,15 @@ function forgedChain(
   };
 }
 
-/** The row slot of record `at`'s primary row: each segment of SIZE records has its own SIZE · 2 row slots. */
+/** The row slot of record `at`'s primary row in the session's row stream (SIZE · 2 row slots a segment). */
 function primaryRow(f: PredicateFixture, records: TraceRecord[], at: number): number {
   const encoded = encodeTrace(records, profileOf(f), SECRET);
-  const segment = Math.floor(at / SIZE);
-  const { rows } = aap7Rows(encoded.slice(segment * SIZE, (segment + 1) * SIZE), SIZE);
-  return segment * SIZE * ROWS_PER_RECORD + rows.findIndex((r) => r.seq === at && r.part === 0);
+  const { stream } = aap7Stream(encoded, Math.ceil(records.length / SIZE), SIZE);
+  return stream.findIndex((r) => r.seq === at && r.part === 0);
 }
+
+/** The first record of the segment whose row slots hold stream row `row`: where a row firing there turns the chain's verdict on. */
+const segmentOfRow = (row: number) => Math.floor(row / (SIZE * ROWS_PER_RECORD)) * SIZE;
 
 let c: TestCircuit;
 beforeAll(async () => {
@@ -237,7 +245,7 @@ describe("AAP-7 segments: the rule's state crosses boundaries", () => {
           },
         };
       },
-      at,
+      segmentOfRow(row),
     );
     expect(lie.plans.at(-1)!.stateOut).toBe(2n);
     for (const input of lie.inputs.slice(0, -1)) expect(await ok(input)).toBe(true);
@@ -248,11 +256,12 @@ describe("AAP-7 segments: the rule's state crosses boundaries", () => {
     const f = fixture("status-cancel-of-delivered");
     const records = spread(f, 2);
     const first = records.findIndex((r) => r.kind === "call" && r.tool === "cancel_pending_order");
+    const firing = segmentOfRow(primaryRow(f, records, first));
     for (const move of [
       (beta: bigint, zeta: bigint) => ({ beta: beta + 1n, zeta: hashVector([beta + 1n, zeta]) }),
       (beta: bigint, zeta: bigint) => ({ beta, zeta: zeta + 1n }),
     ]) {
-      const chosen = forgedChain(f, records, ({ chain }) => ({ at: move(chain.beta, chain.zeta) }), first);
+      const chosen = forgedChain(f, records, ({ chain }) => ({ at: move(chain.beta, chain.zeta) }), firing);
       for (const input of chosen.inputs.slice(0, -1)) expect(await ok(input)).toBe(true);
       expect(await ok(chosen.inputs.at(-1)!)).toBe(false);
     }

@@ -18,6 +18,11 @@ export interface SegmentCarrier {
   carry(session: CarrierSession): {
     states: bigint[];
     inputs: CircuitInput[];
+    /**
+     * Where the chain's verdict turns on when that is not the violating record's segment: the first record of
+     * the segment that first fires (AAP-7, whose rows may lie in an earlier segment than their record).
+     */
+    violationFrom?: number | null;
   };
   /** Each segment's own hints, when its circuit takes some (AAP-2: covers and the named violation). */
   hints?(

@@ -120,7 +120,9 @@ function whyFired(c: CompiledRule, seen: boolean): string {
 /** One row's access as the keyed state sees it, and its answer: what the circuit's witness is made of. */
 export interface RuleTrace {
   step: RuleStep;
+  /** The register before the row (after a part 0's reset), and after it. */
   register: bigint;
+  registerOut: bigint;
   seen: boolean;
   latest: bigint;
   write: boolean;
@@ -142,7 +144,7 @@ export function traceRule(c: CompiledRule, rows: readonly RuleRow[]): RuleTrace[
     if (write) state.set(step.key, step.value);
     const before = register;
     register = registerAfter(step, register, seen, latest);
-    return { step, register: before, seen, latest, write, fires };
+    return { step, register: before, registerOut: register, seen, latest, write, fires };
   });
 }
 

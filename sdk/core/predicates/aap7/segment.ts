@@ -3,7 +3,9 @@
 // segment's rows as the circuit reads observations (status, facts, content: the circuit recomputes the digest,
 // so prover/segments/witness.ts gives none for a predicate that reads observations).
 // The carried state, hashed with HashVector into the segment state commitment:
-//   [packChain, weightChain, consumed, produced, roots, fractions, firsts, keyedBeta, keyedZeta]
+//   [packChain, weightChain, consumed, produced, roots, fractions, firsts, keyedBeta, keyedZeta,
+//    rowsP, rowsQ, runChain, runTool, runOk, runOpen, rowsEnded, register]
+// the last eight the row stream's (./stream.ts: a record's rows may cross a boundary) and the rule's register.
 import type { EncodedRecord } from "../../encoding.js";
 import { hashVector } from "../../hash.js";
 import type { CircuitInput } from "../../inputs.js";
@@ -17,9 +19,11 @@ import {
 } from "../../keyed-latest.js";
 import { RULE_PARTS, type CompiledRule, type KeyOp } from "../../rules/rule.js";
 import { ruleKeyedRows } from "../../rules/rule-witness.js";
+import { traceRule } from "../../rules/rule-eval.js";
+import { aap7Stream, streamCarryVector, type StreamCarry } from "./stream.js";
 import { SESSION_COUNT_BITS } from "../../segments.js";
 import type { SegmentCarrier } from "../segment-carrier.js";
-import { ROWS_PER_RECORD, aap7Rows, rowsInputs } from "./rows.js";
+import { ROWS_PER_RECORD, rowsInputs } from "./rows.js";
 
 const strings = (xs: readonly bigint[]) => xs.map(String);
 /** The keyed state's time bits: a session's row times run to 2 · 2^SESSION_COUNT_BITS (two rows a record). */
@@ -70,7 +74,7 @@ export function ruleOfInputs(theta: CircuitInput): CompiledRule {
   };
 }
 
-/** The carried state as the circuit hashes it (HashVector of 9). */
+/** The keyed state's part of the carried state (the first 9 of the 17 the circuit hashes). */
 export function ruleCarryVector(
   c: KeyedLatestCarry,
   chain: Pick<KeyedLatestChain, "beta" | "zeta">,
@@ -116,26 +120,24 @@ export function aap7SegmentChain(
   rows: KeyedRow[];
   hints: KeyedLatestHints;
   chain: KeyedLatestChain;
+  /** The first record of the segment whose rows first fire (null: none fires). */
+  violationFrom: number | null;
 } {
   const m = boundaries.length - 1;
   const rule = ruleOfInputs(thetaInputs);
   const rowSize = size * ROWS_PER_RECORD;
-  // Each segment's rows fill its own row slots, so a record's rows never cross a boundary.
-  const segmentRows = Array.from({ length: m }, (_, j) =>
-    aap7Rows(
-      Array.from({ length: size }, (_, i) => encoded[j * size + i]),
-      size,
-    ),
-  );
-  const rows = ruleKeyedRows(
-    rule,
-    segmentRows.flatMap((s) => s.rows),
-  );
+  // The session's rows as one stream over the segments' row slots: a record's rows may cross a boundary.
+  const { segments: segmentRows, carries: streamCarries, stream } = aap7Stream(encoded, m, size);
+  const traced = traceRule(rule, stream);
+  const rows = ruleKeyedRows(rule, stream);
   const hints = forged.hints ?? keyedLatestHints(rows);
   const chain = keyedLatestChain(rows, rowSize, finalRoot, ROW_TIME_BITS, hints, forged.weights, forged.at);
+  // The register after each segment's last row, carried into the next.
+  const registers = [0n, ...Array.from({ length: m }, (_, j) => traced[(j + 1) * rowSize - 1]!.registerOut)];
   const slice = (xs: readonly bigint[], j: number) => strings(xs.slice(j * rowSize, (j + 1) * rowSize));
   const inputs = Array.from({ length: m }, (_, j): CircuitInput => {
     const c = chain.carries[j]!;
+    const s = streamCarries[j]!;
     const records = Array.from({ length: size }, (_, i) => encoded[j * size + i]);
     return {
       status: records.map((r) => String(r?.status ?? 0n)),
@@ -151,6 +153,7 @@ export function aap7SegmentChain(
       firsts: String(c.firsts),
       keyedBeta: String(chain.beta),
       keyedZeta: String(chain.zeta),
+      ...streamInputs(s, registers[j]!),
       seen: slice(hints.seen, j),
       latest: slice(hints.latest, j),
       age: slice(hints.age, j),
@@ -161,14 +164,40 @@ export function aap7SegmentChain(
       weight: slice(chain.weight, j),
     };
   });
-  const states = chain.carries.map((c) => hashVector(ruleCarryVector(c, chain)));
-  return { states, inputs, rows, hints, chain };
+  const states = chain.carries.map((c, j) =>
+    hashVector([...ruleCarryVector(c, chain), ...streamCarryVector(streamCarries[j]!), registers[j]!]),
+  );
+  // The chain's verdict turns on in the segment holding the first firing row, wherever its record is.
+  const firing = traced.findIndex((t) => t.fires);
+  const violationFrom = firing < 0 ? null : Math.floor(firing / rowSize) * size;
+  return { states, inputs, rows, hints, chain, violationFrom };
+}
+
+/** The row stream's carried inputs of a segment (RowStream's, and the register). */
+function streamInputs(s: StreamCarry, register: bigint): CircuitInput {
+  const vector = streamCarryVector(s).map(String);
+  return {
+    rowsP: vector[0]!,
+    rowsQ: vector[1]!,
+    runChain: vector[2]!,
+    runTool: vector[3]!,
+    runOk: vector[4]!,
+    runOpen: vector[5]!,
+    rowsEnded: vector[6]!,
+    register: String(register),
+  };
 }
 
 /** AAP-7's rule over the session, its keyed state carried from segment to segment. */
 export const aap7Segment: SegmentCarrier = {
   carry({ encoded, boundaries, size, thetaInputs, finalRoot }) {
-    const { states, inputs } = aap7SegmentChain(encoded, boundaries, size, thetaInputs, finalRoot);
-    return { states, inputs };
+    const { states, inputs, violationFrom } = aap7SegmentChain(
+      encoded,
+      boundaries,
+      size,
+      thetaInputs,
+      finalRoot,
+    );
+    return { states, inputs, violationFrom };
   },
 };
