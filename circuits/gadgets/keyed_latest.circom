@@ -12,8 +12,8 @@ include "segment_argument.circom";
 // edges, the forged witnesses and the adversarial search.
 //
 // Offline memory checking (Blum et al. 1991), with the answers as the prover's hints. Row i with
-// hasKey[i] = 1 is one access to address key[i] at time now = start + i + 1 (the session's record index
-// + 1; time 0 is before every record). The access reads the tuple (key, latest, seen, oldTime) and writes
+// hasKey[i] = 1 is one access to address key[i] at time now = start + i + 1 (the row's index in the session's
+// rows + 1; time 0 is before every row). The access reads the tuple (key, latest, seen, oldTime) and writes
 // (key, newValue, newSeen, now): the value written when write[i] = 1, else what it read, so a pure query
 // writes back what it read. Each address is introduced once, by one of its rows (intro[i] = 1), which
 // adds the initial tuple (key, 0, 0, 0), "never observed", and takes away the final tuple (key,

@@ -82,6 +82,9 @@ export const FULL_ONLY = [
   "test/rules/rule-review.test.ts",
   // The independent review of the sub-row gadgets (RecordRows, the register, pair keys; issue 37).
   "test/circuits/rule-rows-review.test.ts",
+  // The independent review of the row stream (segments whose rows cross boundaries): the eight carried values
+  // edited at a boundary, a record's rows over three segments. npm test keeps test/circuits/row-stream.test.ts.
+  "test/circuits/row-stream-review.test.ts",
   // The coverage replay with every judged AgentDojo pair settled on an in-process chain with real proofs
   // (issue 37). npm test keeps the verdicts-only replay (test/prover/replay.test.ts).
   "test/full/replay.test.ts",

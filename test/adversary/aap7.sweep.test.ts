@@ -5,7 +5,7 @@
 // written on both), and two that read sub-rows and the register: payment_in_profile's chained lookup
 // (reservation → owner → profile version → Poseidon(version, id)) and one_user's write-once user against the
 // loaded owner. In test:full up to 100 (the first pair) and 60 (the second) variants of every class, spread over
-// all of them (54,037 constraints a solve).
+// all of them (54,045 constraints a solve).
 import { it } from "vitest";
 import { fixtureCase, sweep, SWEEP_TIMEOUT_MS } from "./sweep.js";
 

@@ -740,6 +740,13 @@ describe("E. capacity in segments: a user turn with many ids, its rows across a 
 });
 
 describe("E. capacity, closed for whole claims by row pads: the escrow's pick by record count holds the padded trace", () => {
+  const n16 = instancesOf("AAP-7").find((i) => i.name === "aap7_n16")!;
+  let circuit: TestCircuit;
+  // Setup builds aap7_n16 for test:full; compiled here (minutes) only where it has not.
+  beforeAll(async () => {
+    circuit = await compileInstance(n16.name);
+  }, 600_000);
+
   it("E2 an 8-record τ³ airline fixture gives 19 rows: aap7_n8 cannot hold it; closed with 3 pads, aap7_n16 proves the oracle's verdict", async () => {
     const aap7 = predicateFixtures("AAP-7").find((x) => x.file === "aap-7/user-id-only-from-agent.json")!;
     const file = join(
@@ -764,7 +771,6 @@ describe("E. capacity, closed for whole claims by row pads: the escrow's pick by
     // Closed as the recorder closes it: 3 pads make 11 records, so the escrow picks the 16-record circuit.
     const closed = withRowPads(records, profile);
     expect(closed.length).toBe(11);
-    const n16 = instancesOf("AAP-7").find((i) => i.name === "aap7_n16")!;
     const theta = aap7Rule.parseTheta({ domain: "tau_airline", rule: "user_id_from_user" });
     const { input } = claimInput({
       records: closed,
@@ -776,7 +782,6 @@ describe("E. capacity, closed for whole claims by row pads: the escrow's pick by
       context: 1n,
       shape: { depth: n16.params.depth, checkpoints: n16.params.checkpoints },
     });
-    const circuit = await compileInstance(n16.name);
     await expectVerdict(circuit, input, false);
   });
 });

@@ -42,7 +42,7 @@ export function aap7Rows(records: readonly (EncodedRecord | undefined)[], count:
   }
   if (out.rows.length > capacity)
     throw new RangeError(
-      `AAP-7: ${count} record slots hold ${out.rows.length} rows, past the circuit's ${capacity} (${ROWS_PER_RECORD} a record): a trace closed with its row pads fits the circuit its record count picks (sdk/core/predicates/aap7/pads.ts); a segment holds only its own records' rows (docs/PREDICATES.md "AAP-7 rules")`,
+      `AAP-7: ${count} record slots hold ${out.rows.length} rows, past the circuit's ${capacity} (${ROWS_PER_RECORD} a record): a trace closed with its row pads fits the circuit its record count picks (sdk/core/predicates/aap7/pads.ts) (docs/PREDICATES.md "Capacity")`,
     );
   out.live = out.rows.map(() => true);
   while (out.rows.length < capacity) {
