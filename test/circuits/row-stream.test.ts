@@ -187,6 +187,31 @@ describe("RowStream(2, 4, 12): a record's rows across a segment boundary", () =>
     expect(await chainAccepts(honestStream(), swapped)).toBe(false);
   });
 
+  it("constrains every signal it assigns: each output or internal signal of an honest segment, edited alone, breaks a constraint (but a zero part's IsZero inverse)", async () => {
+    const input = segmentInput(START, RECORDS.slice(0, N), [...honestStream().slice(0, M)]);
+    const w = await circuit.witness(input);
+    expect(circuit.firstUnsatisfied(w)).toBe(-1);
+    // Witness layout: 0 the constant, 1.. the outputs, then the inputs (nInputs counts both), then the rest.
+    const outputs = 7;
+    const assigned = [
+      ...Array.from({ length: outputs }, (_, k) => 1 + k),
+      ...Array.from({ length: circuit.nVars - 1 - circuit.nInputs }, (_, k) => circuit.nInputs + 1 + k),
+    ];
+    expect(assigned.length).toBeGreaterThan(100);
+    const loose = assigned.filter((i) => {
+      const forged = [...w];
+      forged[i] = w[i]! + 1n;
+      return circuit.firstUnsatisfied(forged) === -1;
+    });
+    // The one freedom: IsZero's inverse hint (<--) of a part that is 0 (rows 0 and 1 start records) is any value,
+    // and its output is 1 whatever it is (circomlib's IsZero: out = 1 − in·inv, in·out = 0).
+    const names = new Map([...circuit.signals].map(([name, i]) => [i, name]));
+    expect(loose.map((i) => names.get(i))).toEqual([
+      expect.stringMatching(/^IsZero_.*\[0\]\.inv$/),
+      expect.stringMatching(/^IsZero_.*\[1\]\.inv$/),
+    ]);
+  });
+
   it("refuses a row's tool or ok changed inside a run", async () => {
     const s = honestStream();
     s[2] = { ...s[2]!, tool: 99n };
