@@ -13,12 +13,11 @@ import { aap7Rule } from "../../sdk/core/predicates/aap7/definition.js";
 import { withRowPads } from "../../sdk/core/predicates/aap7/pads.js";
 import type { TraceRecord } from "../../sdk/core/records.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
-import { RULE_ENTRIES, RULE_FACTS, RULE_SET } from "../../sdk/core/rules/rule.js";
 import { segmentInputs } from "../../prover/segments/witness.js";
 import { tauRows } from "../../sdk/core/rules/tau-rows.js";
 import { predicateFixtures, type PredicateFixture } from "../helpers/fixtures.js";
 import { type TestCircuit, accepts } from "../helpers/circuit.js";
-import { compileSegmentCircuit, oracleCases } from "../helpers/segment-circuits.js";
+import { compileAap7Segment8, oracleCases } from "../helpers/segment-circuits.js";
 
 const DEPTH = 3;
 const SIZE = 2 ** DEPTH;
@@ -45,13 +44,7 @@ const inputsOf = (f: PredicateFixture) => (records: TraceRecord[]) =>
 
 let c: TestCircuit;
 beforeAll(async () => {
-  c = await compileSegmentCircuit("aap7-segment-8", "aap7_rule.circom", "Aap7RuleSegment", [
-    DEPTH,
-    SLOTS,
-    RULE_ENTRIES,
-    RULE_FACTS,
-    RULE_SET,
-  ]);
+  c = await compileAap7Segment8();
 }, 1_200_000);
 
 describe("review: the row stream in AAP-7 segments", () => {

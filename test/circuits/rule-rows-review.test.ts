@@ -40,11 +40,10 @@ import type { EncodingProfile } from "../../sdk/core/profile.js";
 import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { encodeTrace } from "../../sdk/core/encoding.js";
 import { commitmentRoot } from "../../sdk/core/merkle.js";
-import { RULE_ENTRIES, RULE_SET } from "../../sdk/core/rules/rule.js";
 import { planSegments } from "../../sdk/core/segments.js";
 import { segmentInputs } from "../../prover/segments/witness.js";
 import { predicateFixtures } from "../helpers/fixtures.js";
-import { compileSegmentCircuit } from "../helpers/segment-circuits.js";
+import { compileAap7Segment8 } from "../helpers/segment-circuits.js";
 import { aap7Rows } from "../../sdk/core/predicates/aap7/rows.js";
 import { tauRows } from "../../sdk/core/rules/tau-rows.js";
 import { withRowPads } from "../../sdk/core/predicates/aap7/pads.js";
@@ -606,13 +605,7 @@ describe("D. segments: row times are the prover's where a record's digest binds 
   const SLOTS = checkpointSlots(SIZE);
   let seg: TestCircuit;
   beforeAll(async () => {
-    seg = await compileSegmentCircuit("aap7-segment-8", "aap7_rule.circom", "Aap7RuleSegment", [
-      DEPTH,
-      SLOTS,
-      RULE_ENTRIES,
-      RULE_FACTS,
-      RULE_SET,
-    ]);
+    seg = await compileAap7Segment8();
   }, 600_000);
 
   it("D1 a blocked call given 3 rows instead of its 1 empty row: refused (the later accesses would move to other times)", async () => {
@@ -694,13 +687,7 @@ describe("D. segments: row times are the prover's where a record's digest binds 
 
 describe("E. capacity in segments: a user turn with many ids, its rows across a boundary", () => {
   it("E1 one user turn with 16 ids gives 17 rows, past a segment's 16 row slots: the padded session's chain of aap7_seg8 segments proves the oracle's verdict", async () => {
-    const seg = await compileSegmentCircuit("aap7-segment-8", "aap7_rule.circom", "Aap7RuleSegment", [
-      3,
-      checkpointSlots(8),
-      RULE_ENTRIES,
-      RULE_FACTS,
-      RULE_SET,
-    ]);
+    const seg = await compileAap7Segment8();
     const f = predicateFixtures("AAP-7").find((x) => x.file === "aap-7/user-id-only-from-agent.json")!;
     const text = Array.from({ length: 16 }, (_, i) => `mei_kovacs_${8000 + i}`).join(" ");
     const turn = {

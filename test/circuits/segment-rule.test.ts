@@ -18,13 +18,12 @@ import { checkpointSlots } from "../../sdk/core/checkpoints.js";
 import { encodeTrace } from "../../sdk/core/encoding.js";
 import { hashVector } from "../../sdk/core/hash.js";
 import { commitmentRoot } from "../../sdk/core/merkle.js";
-import { RULE_ENTRIES, RULE_FACTS, RULE_SET } from "../../sdk/core/rules/rule.js";
 import { normHash } from "../../sdk/core/rules/tau-facts.js";
 import { planSegments, segmentClaimDigest } from "../../sdk/core/segments.js";
 import { segmentInputs, type SegmentInputs } from "../../prover/segments/witness.js";
 import { predicateFixtures, type PredicateFixture } from "../helpers/fixtures.js";
 import { type TestCircuit, accepts } from "../helpers/circuit.js";
-import { compileSegmentCircuit, oracleCases } from "../helpers/segment-circuits.js";
+import { compileAap7Segment8, oracleCases } from "../helpers/segment-circuits.js";
 
 const DEPTH = 3;
 const SIZE = 2 ** DEPTH;
@@ -127,13 +126,7 @@ const segmentOfRow = (row: number) => Math.floor(row / (SIZE * ROWS_PER_RECORD))
 
 let c: TestCircuit;
 beforeAll(async () => {
-  c = await compileSegmentCircuit("aap7-segment-8", "aap7_rule.circom", "Aap7RuleSegment", [
-    DEPTH,
-    SLOTS,
-    RULE_ENTRIES,
-    RULE_FACTS,
-    RULE_SET,
-  ]);
+  c = await compileAap7Segment8();
 }, 600_000);
 const ok = (input: Record<string, unknown>) => accepts(c, input);
 

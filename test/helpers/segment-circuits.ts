@@ -6,6 +6,8 @@ import { SEGMENT_PUBLIC_INPUTS } from "../../sdk/core/claim.js";
 import type { TraceRecord } from "../../sdk/core/records.js";
 import type { SegmentInputs } from "../../prover/segments/witness.js";
 import { accepts, compileTestCircuit, type TestCircuit } from "./circuit.js";
+import { checkpointSlots } from "../../sdk/core/checkpoints.js";
+import { RULE_ENTRIES, RULE_FACTS, RULE_SET } from "../../sdk/core/rules/rule.js";
 
 /** circuits/segments/<file>'s `template`, compiled with `args` under `name`. */
 export function compileSegmentCircuit(
@@ -41,4 +43,15 @@ export function oracleCases(
       expect(await accepts(circuit(), lie)).toBe(false);
     });
   }
+}
+
+/** AAP-7's segment circuit at 8 records a segment (aap7_seg8's shape), as the AAP-7 segment tests compile it. */
+export function compileAap7Segment8(): Promise<TestCircuit> {
+  return compileSegmentCircuit("aap7-segment-8", "aap7_rule.circom", "Aap7RuleSegment", [
+    3,
+    checkpointSlots(8),
+    RULE_ENTRIES,
+    RULE_FACTS,
+    RULE_SET,
+  ]);
 }
