@@ -2,8 +2,8 @@
 // count of its records' rows, so close knows how many pads its trace needs without reading it again.
 import type { Hex } from "viem";
 import type { EncodingProfile } from "../core/profile.js";
-import { isPad, padBody, padsNeeded, rowCount } from "../core/predicates/aap7/pads.js";
-import type { RecordBody, TraceRecord } from "../core/records.js";
+import { padBody, padsNeeded, rowCount } from "../core/predicates/aap7/pads.js";
+import { isPadCall, type RecordBody, type TraceRecord } from "../core/records.js";
 import type { Logger } from "./log.js";
 
 export class RowPads {
@@ -16,7 +16,7 @@ export class RowPads {
   track(record: TraceRecord): void {
     if (this.profile.facts === undefined) return;
     this.rows += rowCount(record, this.profile);
-    if (isPad(record)) this.pads += 1;
+    if (isPadCall(record)) this.pads += 1;
   }
 
   /** The pads a trace of `records` records needs now, numbered after any it holds; none without fact profile. */

@@ -160,7 +160,12 @@ export function tauRows(record: TraceRecord, domain: TauDomain): FactRow[] {
 
 /** The observation a record's rows give its digest: a chain, c = HashVector([c, part, ...facts]) from 0. */
 export function tauRowsDigest(rows: readonly FactRow[]): bigint {
-  return rows.reduce((c, r) => hashVector([c, BigInt(r.part), ...r.facts]), 0n);
+  return rows.reduce(tauRowsStep, 0n);
+}
+
+/** One step of the rows' chain: c_k = HashVector([c_(k−1), part_k, facts_k]). */
+export function tauRowsStep(chain: bigint, row: FactRow): bigint {
+  return hashVector([chain, BigInt(row.part), ...row.facts]);
 }
 
 /** The rows a rule reads: every record's, in order; ok = a call that ran and returned (not blocked, no error). */

@@ -32,9 +32,6 @@ export function padBody(k: number): RecordBody {
   return { kind: "call", tool: PAD_TOOL, args: { pad: k }, blocked: true };
 }
 
-/** Whether a record is a pad. */
-export const isPad = isPadCall;
-
 /**
  * The trace as the recorder closes it: `records` and the pads its rows need, with the seqs that follow and the
  * last record's ts. Records without a domain fact profile need none.
@@ -42,7 +39,7 @@ export const isPad = isPadCall;
 export function withRowPads(records: readonly TraceRecord[], profile: EncodingProfile): TraceRecord[] {
   if (profile.facts === undefined) return [...records];
   const rows = records.reduce((sum, r) => sum + rowCount(r, profile), 0);
-  const already = records.filter(isPad).length;
+  const already = records.filter(isPadCall).length;
   const ts = records.at(-1)?.ts ?? 0;
   const pads = Array.from({ length: padsNeeded(rows, records.length) }, (_, k): CallRecord => ({
     ...(padBody(already + k) as Omit<CallRecord, "seq" | "ts">),

@@ -24,7 +24,8 @@ export interface Aap7Rows {
   live: boolean[];
 }
 
-const EMPTY_ROW: FactRow = { part: 0, facts: Array<bigint>(RULE_FACTS).fill(0n) };
+/** The one row of a record that is no executed call, and of a record slot past the trace. */
+export const EMPTY_ROW: FactRow = { part: 0, facts: Array<bigint>(RULE_FACTS).fill(0n) };
 
 /** The rows of `count` record slots from `records` (padded), in count · ROWS_PER_RECORD row slots. */
 export function aap7Rows(records: readonly (EncodedRecord | undefined)[], count: number): Aap7Rows {

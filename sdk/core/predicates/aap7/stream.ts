@@ -4,14 +4,12 @@
 // the run still open and whether the stream ended. A session closed with its row pads (./pads.ts) always fits:
 // its R rows are at most 2n, and its ceil(n / S) segments hold 2S rows each.
 import { KIND, SLOT, type EncodedRecord } from "../../encoding.js";
-import { hashVector, poseidon } from "../../hash.js";
+import { poseidon } from "../../hash.js";
 import { STATUS } from "../../observations.js";
-import { RULE_FACTS, type RuleRow } from "../../rules/rule.js";
-import { tauRowsDigest, type FactRow } from "../../rules/tau-rows.js";
-import type { Aap7Rows } from "./rows.js";
-import { ROWS_PER_RECORD } from "./rows.js";
+import type { RuleRow } from "../../rules/rule.js";
+import { tauRowsDigest, tauRowsStep } from "../../rules/tau-rows.js";
+import { EMPTY_ROW, ROWS_PER_RECORD, type Aap7Rows } from "./rows.js";
 
-const EMPTY_ROW: FactRow = { part: 0, facts: Array<bigint>(RULE_FACTS).fill(0n) };
 const EMPTY_DIGEST = tauRowsDigest([EMPTY_ROW]);
 const DEAD: RuleRow = { seq: -1, tool: 0n, ok: false, ...EMPTY_ROW };
 
@@ -35,9 +33,6 @@ export const STREAM_START: StreamCarry = {
   open: false,
   ended: false,
 };
-
-/** The run chain step tauRowsDigest takes (c_k = HashVector([c_(k−1), part_k, facts_k])). */
-const runStep = (from: bigint, row: RuleRow) => hashVector([from, BigInt(row.part), ...row.facts]);
 
 /**
  * Every segment's record slots and row slots over a session of `encoded` records in `m` segments of `size`
@@ -83,7 +78,7 @@ export function aap7Stream(
       const isLive = j * rowSize + k < live;
       const continues = isLive && row.part !== 0;
       if (open && !continues) q = poseidon([q, run, tool, ok ? 1n : 0n]);
-      run = runStep(continues ? run : 0n, row);
+      run = tauRowsStep(continues ? run : 0n, row);
       tool = row.tool;
       ok = row.ok;
       open = isLive;
